@@ -1,0 +1,540 @@
+"""Signed venue records: normalising, verifying and folding them into one contract's state.
+
+A frame proves nothing on its own; the venue record that carried it does. A record keeps the
+room, the venue's seq and time, the transport sender, its nonce and Ed25519 signature, and the
+exact stored text, and only that bundle can be re-verified offline. The fold replays records in
+the order given, at each record's venue time, through the state machine.
+
+Where this module is deliberately stricter than the TypeScript reference:
+- numeric nonces of any size are kept exactly (the reference rejects venue nonces above
+  2**53 - 1, which makes real exports with 19-digit nonces unreadable there);
+- a timestamp naming an impossible calendar day (2026-02-30) is rejected instead of rolled over;
+- `find_contract_handshake` recomputes the contract id, so a stranger's accept that merely copies
+  the contract field cannot stand in for the real one;
+- a frame whose `type` is not a string is a failed step, never a crash.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as _dt
+import json
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Final, Literal
+
+from nacl.signing import VerifyKey
+from tclk_tui.protocol.ids import contract_id
+from tclk_tui.protocol.naming import OFFER_ROOM, deal_room
+from tclk_tui.protocol.rails import js_trim
+
+from tclk_tui.protocol.codec import decode_frame
+from tclk_tui.protocol.didkey import public_key_from_did_key
+from tclk_tui.protocol.errors import TclkError
+from tclk_tui.protocol.machine import (
+    ContractState,
+    ReadMapping,
+    _apply_validated,
+    _open_validated,
+    accept_core,
+)
+
+RoomBinding = Literal["strict", "offer-room"]
+ROOM_BINDINGS: Final[tuple[str, ...]] = ("strict", "offer-room")
+
+MAX_SAFE_INTEGER: Final = 2**53 - 1
+TRANSCRIPT_ROOM_RE: Final = re.compile(r"[a-z0-9][a-z0-9_-]{0,47}")
+RECORD_NONCE_RE: Final = re.compile(r"0|[1-9][0-9]*")
+SIGNATURE_RE: Final = re.compile(r"[A-Za-z0-9_-]{85}[AQgw]")
+TIMESTAMP_RE: Final = re.compile(
+    r"([0-9]{4})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])"
+    r"T([01][0-9]|2[0-3]):([0-5][0-9]):([0-5][0-9])(?:\.([0-9]+))?"
+    r"(Z|([+-])([01][0-9]|2[0-3]):([0-5][0-9]))"
+)
+_EPOCH_ORDINAL: Final = _dt.date(1970, 1, 1).toordinal()
+_SURROGATE_RE: Final = re.compile("[\ud800-\udfff]")
+
+
+# ------------------------------------------------------------------------------------ records
+
+
+@dataclass(frozen=True, slots=True)
+class TranscriptRecord(ReadMapping):
+    """One venue message as stored: `line` is the exact text the signature covers.
+
+    `seq` and `timestamp_ms` are the venue's unsigned metadata; `nonce` is canonical decimal
+    text (kept exact, whatever its size) or None for an unsigned record.
+    """
+
+    room: str
+    seq: int
+    timestamp_ms: int
+    sender: str
+    nonce: str | None
+    signature: str | None
+    line: str
+
+
+@dataclass(frozen=True, slots=True)
+class VerifyResult(ReadMapping):
+    """ok, or not ok with the reference's reason (these reasons carry no `tclk: ` prefix).
+
+    Truthy iff ok, and unpacks like `(ok, reason)`.
+    """
+
+    ok: bool
+    reason: str | None = None
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter((self.ok, self.reason))
+
+
+_VERIFIED: Final = VerifyResult(True, None)
+
+
+def signed_message(room: str, nonce: str, text: str) -> bytes:
+    """The bytes a venue signature covers: UTF-8 of `<room>|<nonce>|<text>`.
+
+    A lone surrogate (only reachable through hostile input) becomes U+FFFD, as JavaScript's
+    TextEncoder does, instead of raising.
+    """
+    joined = f"{room}|{nonce}|{text}"
+    try:
+        return joined.encode("utf-8")
+    except UnicodeEncodeError:
+        return _SURROGATE_RE.sub("\ufffd", joined).encode("utf-8")
+
+
+@lru_cache(maxsize=4096)
+def _verify_key(did: str) -> VerifyKey | None:
+    public_key = public_key_from_did_key(did)
+    return None if public_key is None else VerifyKey(public_key)
+
+
+def _is_safe_index(value: object) -> bool:
+    """A JS safe integer >= 0 (an integral float counts, a bool does not)."""
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return 0 <= value <= MAX_SAFE_INTEGER
+    if isinstance(value, float):
+        return value.is_integer() and 0 <= value <= MAX_SAFE_INTEGER
+    return False
+
+
+_ABSENT: Final = object()
+
+
+def _record_fields(record: object) -> tuple[Any, ...] | None:
+    """(room, seq, timestamp_ms, line, sender, nonce, signature) of a record-shaped value."""
+    if isinstance(record, TranscriptRecord):
+        return (
+            record.room,
+            record.seq,
+            record.timestamp_ms,
+            record.line,
+            record.sender,
+            record.nonce,
+            record.signature,
+        )
+    if isinstance(record, Mapping):
+        stamp = record.get("timestampMs", _ABSENT)
+        if stamp is _ABSENT:
+            stamp = record.get("timestamp_ms")
+        return (
+            record.get("room"),
+            record.get("seq"),
+            stamp,
+            record.get("line"),
+            record.get("sender"),
+            record.get("nonce"),
+            record.get("signature"),
+        )
+    return None
+
+
+def _verify_fields(fields: tuple[Any, ...] | None) -> str | None:
+    if fields is None:
+        return "record is not an object"
+    room, seq, stamp, line, sender, nonce, signature = fields
+    if not isinstance(room, str) or TRANSCRIPT_ROOM_RE.fullmatch(room) is None:
+        return "record has an invalid room name"
+    if not _is_safe_index(seq):
+        return "record seq must be a non-negative safe integer"
+    if not _is_safe_index(stamp):
+        return "record timestampMs must be a non-negative safe integer"
+    if not isinstance(line, str):
+        return "record line must be a string"
+    if not isinstance(sender, str):
+        return "record sender must be a string"
+    if nonce is None or signature is None:
+        return "record is unsigned"
+    if isinstance(nonce, int) and not isinstance(nonce, bool):
+        nonce = str(nonce)  # JS template strings render a numeric nonce as its digits
+    if not isinstance(nonce, str) or RECORD_NONCE_RE.fullmatch(nonce) is None:
+        return "record nonce is not canonical decimal"
+    if not isinstance(signature, str) or SIGNATURE_RE.fullmatch(signature) is None:
+        return "record signature is not canonical base64url"
+    key = _verify_key(sender)
+    if key is None:
+        return "record sender is not an Ed25519 did:key"
+    try:
+        key.verify(signed_message(room, nonce, line), base64.urlsafe_b64decode(signature + "=="))
+    except Exception:
+        return "record signature does not verify"
+    return None
+
+
+def verify_transcript_record(record: object) -> VerifyResult:
+    """Check shape, then the Ed25519 signature over `<room>|<nonce>|<line>`. Never raises.
+
+    PyNaCl (libsodium) verifies RFC-strictly where the reference uses ZIP-215 rules; the two
+    agree on every honestly produced signature.
+    """
+    try:
+        reason = _verify_fields(_record_fields(record))
+    except Exception:
+        reason = "record signature does not verify"
+    return _VERIFIED if reason is None else VerifyResult(False, reason)
+
+
+# ------------------------------------------------------------------------ venue JSON -> records
+
+
+def _json_quote(value: object) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def parse_timestamp_ms(text: str) -> int:
+    """Unix ms of a timezone-qualified RFC 3339 time; fraction beyond ms is truncated.
+
+    Raises TclkError for anything the venue could not have written, impossible calendar days and
+    instants before 1970 included.
+    """
+    match = TIMESTAMP_RE.fullmatch(text)
+    if match is None:
+        raise TclkError("tclk: transcript message timestamp must be timezone-qualified RFC 3339")
+    year, month, day, hour, minute, second, fraction, zone, sign, off_h, off_m = match.groups()
+    try:
+        days = _dt.date(int(year), int(month), int(day)).toordinal() - _EPOCH_ORDINAL
+    except ValueError:
+        raise TclkError("tclk: transcript message timestamp is invalid") from None
+    millis = int((fraction or "")[:3].ljust(3, "0"))
+    stamp = ((days * 24 + int(hour)) * 60 + int(minute)) * 60 + int(second)
+    stamp = stamp * 1000 + millis
+    if zone != "Z":
+        offset = (int(off_h) * 60 + int(off_m)) * 60_000
+        stamp = stamp - offset if sign == "+" else stamp + offset
+    if not 0 <= stamp <= MAX_SAFE_INTEGER:
+        raise TclkError("tclk: transcript message timestamp is invalid")
+    return stamp
+
+
+def _nonce_text(value: object) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value  # checked for canonical form only when the record is verified
+    if isinstance(value, int) and not isinstance(value, bool):
+        try:
+            return str(value)  # exact, whatever its size (the reference caps at 2**53 - 1)
+        except ValueError:
+            pass  # beyond Python's int-to-text digit limit
+    elif isinstance(value, float) and value.is_integer() and abs(value) <= MAX_SAFE_INTEGER:
+        return str(int(value))
+    raise TclkError("tclk: transcript message nonce must be decimal text")
+
+
+def transcript_record(room: str, message: Mapping[str, Any]) -> TranscriptRecord:
+    """A record from one venue message (`?format=json` item or export row) read in `room`."""
+    if not isinstance(room, str) or TRANSCRIPT_ROOM_RE.fullmatch(room) is None:
+        raise TclkError(f"tclk: invalid transcript room {_json_quote(room)}")
+    if not isinstance(message, Mapping):
+        raise TclkError("tclk: transcript message is not a JSON object")
+    seq = message.get("seq")
+    if not _is_safe_index(seq):
+        raise TclkError("tclk: transcript message seq must be a non-negative safe integer")
+    stamp = message.get("ts")
+    if not isinstance(stamp, str):
+        raise TclkError("tclk: transcript message has no timestamp")
+    timestamp_ms = parse_timestamp_ms(stamp)
+    sender = message.get("from")
+    if not isinstance(sender, str):
+        raise TclkError("tclk: transcript message has no sender")
+    text = message.get("text")
+    if not isinstance(text, str):
+        raise TclkError("tclk: transcript message has no text")
+    nonce = _nonce_text(message.get("nonce"))
+    signature = message.get("sig")
+    if signature is not None and not isinstance(signature, str):
+        raise TclkError("tclk: transcript message signature must be text")
+    return TranscriptRecord(
+        room=room,
+        seq=int(seq),  # type: ignore[arg-type]
+        timestamp_ms=timestamp_ms,
+        sender=sender,
+        nonce=nonce,
+        signature=signature,
+        line=text,
+    )
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"JSON has no {name}")
+
+
+def parse_transcript_export(room: str, jsonl: str) -> list[TranscriptRecord]:
+    """Every row of a `/r/<room>/export` file, all or nothing (one bad row fails the export).
+
+    Line numbers in errors are 1-based over the split lines, blank lines counted.
+    """
+    records: list[TranscriptRecord] = []
+    for index, row in enumerate(jsonl.split("\n"), start=1):
+        if js_trim(row) == "":
+            continue
+        try:
+            message = json.loads(row, parse_constant=_reject_constant)
+        except ValueError:
+            raise TclkError(f"tclk: transcript export line {index} is not JSON") from None
+        try:
+            records.append(transcript_record(room, message))
+        except TclkError as exc:
+            detail = str(exc).removeprefix("tclk: ")
+            raise TclkError(f"tclk: transcript export line {index}: {detail}") from None
+    return records
+
+
+# --------------------------------------------------------------------------------------- fold
+
+
+@dataclass(frozen=True, slots=True)
+class FoldStep(ReadMapping):
+    """What one record did: `type` is None when the record never got as far as a frame."""
+
+    index: int
+    room: str
+    seq: int
+    type: str | None
+    ok: bool
+    reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Fold(ReadMapping):
+    """The state the records establish (None if no offer opened a contract) and every step."""
+
+    state: ContractState | None
+    steps: tuple[FoldStep, ...]
+
+
+def _decoded(line: str) -> tuple[dict[str, Any] | None, str | None]:
+    try:
+        return decode_frame(line), None
+    except TclkError as exc:
+        return None, str(exc)
+    except Exception as exc:
+        return None, f"tclk: frame could not be decoded ({type(exc).__name__})"
+
+
+def _fold_one(
+    state: ContractState | None,
+    fields: tuple[Any, ...] | None,
+    binding: str,
+) -> tuple[ContractState | None, str | None, bool, str | None]:
+    """(next state, frame type, ok, reason) for one record."""
+    reason = _verify_fields(fields)
+    if reason is not None:
+        return state, None, False, reason
+    assert fields is not None
+    room, _seq, stamp, line, sender = fields[:5]
+    frame, reason = _decoded(line)
+    if frame is None:
+        return state, None, False, reason
+    kind = frame.get("type")
+    if not isinstance(kind, str):
+        return state, None, False, f"tclk: unknown frame type: {kind}"
+    if frame.get("from") != sender:
+        return state, kind, False, f"{kind}.from does not match the record sender"
+    if state is None:
+        if kind != "offer":
+            return state, kind, False, "no contract open yet"
+        if room != OFFER_ROOM:
+            return state, kind, False, "offer must be posted in tclk-offers"
+        return _open_validated(frame), kind, True, None
+    if kind in ("offer", "accept") or state.contract is None or binding == "offer-room":
+        expected = OFFER_ROOM
+    else:
+        expected = deal_room(state.contract)
+    if room != expected:
+        where = "tclk-offers" if expected == OFFER_ROOM else f"the derived deal room {expected}"
+        return state, kind, False, f"{kind} must be posted in {where}"
+    step = _apply_validated(state, frame, stamp)
+    return step.state, kind, step.ok, step.reason
+
+
+def fold_transcript(records: Iterable[object], room_binding: str = "strict") -> Fold:
+    """Replay records in order into one contract. Never raises on record content.
+
+    `room_binding="strict"` puts post-accept frames in the derived deal room; `"offer-room"`
+    keeps the whole deal on the board (for agents that cannot open new rooms).
+    """
+    if room_binding not in ROOM_BINDINGS:
+        raise TclkError(f"tclk: unknown roomBinding {_json_quote(room_binding)}")
+    state: ContractState | None = None
+    steps: list[FoldStep] = []
+    for index, record in enumerate(records):
+        try:
+            fields = _record_fields(record)
+        except Exception:
+            fields = None
+        room = fields[0] if fields is not None and isinstance(fields[0], str) else ""
+        seq = fields[1] if fields is not None and _is_safe_index(fields[1]) else -1
+        try:
+            state, kind, ok, reason = _fold_one(state, fields, room_binding)
+        except Exception as exc:  # fail closed: a hostile record is a failed step, never a crash
+            failure = type(exc).__name__
+            kind, ok, reason = None, False, f"tclk: record could not be folded ({failure})"
+        steps.append(FoldStep(index, room, int(seq), kind, ok, reason))
+    return Fold(state, tuple(steps))
+
+
+# ---------------------------------------------------------------------------------- handshake
+
+
+@dataclass(frozen=True, slots=True)
+class Handshake(ReadMapping):
+    """The authenticated board records that fix a contract: its offer and the matching accept."""
+
+    offer: TranscriptRecord
+    accept: TranscriptRecord
+
+
+def find_contract_handshake(
+    records: Iterable[object], contract: str
+) -> Handshake | None:
+    """The first authenticated offer/accept pair on the board whose ids really make `contract`.
+
+    Unlike the reference, the contract id is recomputed from the pair: an accept that copies
+    the contract field but was not the one the id commits to (a stranger's, say) is skipped.
+    Raises TclkError for a malformed contract id, or when an accept for it came before any
+    authenticated offer and no pair was found.
+    """
+    deal_room(contract)  # raises on a malformed contract id
+    offers: dict[str, tuple[TranscriptRecord | Any, dict[str, Any]]] = {}
+    orphan_accept = False
+    for record in records:
+        fields = _record_fields(record)
+        if fields is None or fields[0] != OFFER_ROOM or _verify_fields(fields) is not None:
+            continue
+        frame, _ = _decoded(fields[3])
+        if frame is None or frame.get("from") != fields[4]:
+            continue
+        kind = frame.get("type")
+        if kind == "offer":
+            offers.setdefault(frame["id"], (record, frame))
+        elif kind == "accept" and frame.get("contract") == contract:
+            known = offers.get(frame["ref"])
+            if known is None:
+                orphan_accept = True
+                continue
+            offer_record, offer_frame = known
+            try:
+                genuine = contract_id(offer_frame, accept_core(frame)) == contract
+            except Exception:
+                genuine = False
+            if genuine:
+                return Handshake(_as_record(offer_record), _as_record(record))
+    if orphan_accept:
+        raise TclkError(f"tclk: accept for {contract} has no preceding authenticated offer")
+    return None
+
+
+def _as_record(record: object) -> TranscriptRecord:
+    if isinstance(record, TranscriptRecord):
+        return record
+    fields = _record_fields(record)
+    assert fields is not None
+    room, seq, stamp, line, sender, nonce, signature = fields
+    nonce = str(nonce) if isinstance(nonce, int) else nonce
+    return TranscriptRecord(room, int(seq), int(stamp), sender, nonce, signature, line)
+
+
+# -------------------------------------------------------------------------------- nonce order
+
+
+@dataclass(frozen=True, slots=True)
+class NonceViolation(ReadMapping):
+    """A signer's record whose nonce is not above that signer's previous one in the same room.
+
+    The venue only stores a signed message whose nonce is strictly greater than the signer's
+    newest in that room, so an export showing otherwise has been reordered or spliced.
+    """
+
+    room: str
+    sender: str
+    index: int
+    previous_index: int
+    nonce: str
+    previous_nonce: str
+
+
+def _nonce_key(nonce: str) -> tuple[int, str]:
+    # Canonical decimal has no leading zeros, so length-then-text orders like the integers
+    # (and needs no int conversion, which Python caps at a few thousand digits).
+    return len(nonce), nonce
+
+
+def check_nonce_order(records: Sequence[object] | Iterable[object]) -> list[NonceViolation]:
+    """Violations of strictly increasing nonces per (room, sender) among verified records.
+
+    An equal nonce is a violation too: the venue refuses a replayed nonce.
+    """
+    last: dict[tuple[str, str], tuple[int, str]] = {}
+    violations: list[NonceViolation] = []
+    for index, record in enumerate(records):
+        fields = _record_fields(record)
+        if _verify_fields(fields) is not None:
+            continue
+        assert fields is not None
+        room, sender, nonce = fields[0], fields[4], str(fields[5])
+        scope = (room, sender)
+        previous = last.get(scope)
+        if previous is not None and _nonce_key(nonce) <= _nonce_key(previous[1]):
+            violations.append(
+                NonceViolation(room, sender, index, previous[0], nonce, previous[1])
+            )
+        last[scope] = (index, nonce)
+    return violations
+
+
+__all__ = [
+    "MAX_SAFE_INTEGER",
+    "RECORD_NONCE_RE",
+    "ROOM_BINDINGS",
+    "SIGNATURE_RE",
+    "TIMESTAMP_RE",
+    "TRANSCRIPT_ROOM_RE",
+    "Fold",
+    "FoldStep",
+    "Handshake",
+    "NonceViolation",
+    "RoomBinding",
+    "TranscriptRecord",
+    "VerifyResult",
+    "check_nonce_order",
+    "find_contract_handshake",
+    "fold_transcript",
+    "parse_timestamp_ms",
+    "parse_transcript_export",
+    "signed_message",
+    "transcript_record",
+    "verify_transcript_record",
+]
