@@ -128,7 +128,7 @@ def make_lock(
     ref: str,
     presig: Mapping[str, Any] | None = None,
 ) -> LockFrame:
-    """"The money is locked on this rail"; `rail` is normalised to its canonical id."""
+    """Announce "the money is locked on this rail"; `rail` is normalised to canonical."""
     frame: dict[str, Any] = {
         "type": "lock",
         "from": from_,
@@ -155,9 +155,7 @@ def make_reveal(*, from_: str, contract: str, ref: str, secret: str) -> RevealFr
     return cast(RevealFrame, validate_frame(frame))
 
 
-def make_refund(
-    *, from_: str, contract: str, ref: str, reason: str | None = None
-) -> RefundFrame:
+def make_refund(*, from_: str, contract: str, ref: str, reason: str | None = None) -> RefundFrame:
     """Announce a refund after refundAfterMs; `ref` is required for new senders."""
     frame: dict[str, Any] = {"type": "refund", "from": from_, "contract": contract, "ref": ref}
     _optional(frame, "reason", reason)

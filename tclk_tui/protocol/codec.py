@@ -4,7 +4,10 @@ Ids are hashes of the canonical text, so every byte here must equal what the Typ
 reference produces: JavaScript `JSON.stringify` semantics (number rendering included), escaping
 per UTF-16 code unit, and DEL (U+007F) left raw so the printable-ASCII guard refuses it. Python's
 `json.dumps(ensure_ascii=True)` escapes DEL and would therefore emit lines and ids the reference
-rejects; the string escaper is written out by hand for that reason.
+rejects, so the definition (`_canonical`, `json_string`, `to_ascii`) is written out by hand.
+For speed, `canonical_json` hands values where Python's C encoder provably writes the same text
+(no floats, no surrogates, ASCII keys, exact integers) to that encoder without `ensure_ascii`; a
+property test holds both paths to identical output.
 
 Encoding and decoding are deliberately asymmetric: decode validates the parsed value and accepts
 JSON spellings the encoder never writes (key order, whitespace, escape variants, integral floats,
@@ -35,7 +38,7 @@ PRINTABLE_ASCII_RE: Final = re.compile(r"[\x20-\x7e]*")
 
 # Code units JSON.stringify escapes: quote, backslash, C0 controls, and (well-formed
 # JSON.stringify) surrogates that are not half of a valid pair.
-_JSON_ESCAPE_RE: Final = re.compile("[\"\\\\\x00-\x1f\ud800-\udfff]")
+_JSON_ESCAPE_RE: Final = re.compile('["\\\\\x00-\x1f\ud800-\udfff]')
 _SHORT_ESCAPES: Final = {
     '"': '\\"',
     "\\": "\\\\",
@@ -66,7 +69,7 @@ def js_number_to_string(value: float) -> str:
         return "0"
     if value < 0:
         return "-" + js_number_to_string(-value)
-    sign, digit_tuple, exponent = Decimal(repr(value)).as_tuple()
+    _sign, digit_tuple, exponent = Decimal(repr(value)).as_tuple()
     digits = "".join(map(str, digit_tuple)).lstrip("0")
     assert isinstance(exponent, int)
     stripped = digits.rstrip("0")
@@ -246,6 +249,34 @@ def _canonical(value: Any, out: list[str]) -> None:
         raise FrameError(_UNSUPPORTED)
 
 
+# The fast path: for values where Python's C encoder provably writes the same text as the
+# definition above (exact str/int/bool/None/dict/list, ASCII keys, no surrogates, no floats,
+# integers a double holds exactly). Its string escaping without ensure_ascii is JSON.stringify's
+# (short escapes, lowercase \u00XX, DEL raw); everything else takes `_canonical`. A property
+# test holds the two to the same output.
+_FAST_ENCODER: Final = json.JSONEncoder(
+    ensure_ascii=False, sort_keys=True, separators=(",", ":"), check_circular=False
+)
+_SURROGATE_RE: Final = re.compile("[\ud800-\udfff]")
+_EXACT_INT_LIMIT: Final = 2**53
+
+
+def _is_plain(value: Any) -> bool:
+    kind = type(value)
+    if kind is str:
+        return value.isascii() or _SURROGATE_RE.search(value) is None
+    if kind is dict:
+        for key, item in value.items():
+            if type(key) is not str or not key.isascii() or not _is_plain(item):
+                return False
+        return True
+    if kind is list:
+        return all(_is_plain(item) for item in value)
+    if kind is int:
+        return -_EXACT_INT_LIMIT <= value <= _EXACT_INT_LIMIT
+    return value is None or kind is bool
+
+
 def canonical_json(value: Any) -> str:
     """Canonical JSON as the reference writes it, before ASCII escaping.
 
@@ -253,6 +284,18 @@ def canonical_json(value: Any) -> str:
     simply not in the dict), numbers as JavaScript renders them (`NaN`/`Infinity` as `null`).
     Anything else (bytes, sets, non-string keys, ...) raises FrameError.
     """
+    try:
+        if _is_plain(value):
+            return _FAST_ENCODER.encode(value)
+        out: list[str] = []
+        _canonical(value, out)
+    except RecursionError:
+        raise FrameError(_UNSUPPORTED) from None
+    return "".join(out)
+
+
+def canonical_json_reference(value: Any) -> str:
+    """`canonical_json` without the fast path: the definition, kept callable for tests."""
     out: list[str] = []
     try:
         _canonical(value, out)

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 
+from tclk_tui.protocol.errors import TclkError
+
 B58_ALPHABET = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 _B58_INDEX = {ch: i for i, ch in enumerate(B58_ALPHABET)}
 ED25519_MULTICODEC = b"\xed\x01"
@@ -41,15 +43,26 @@ def b58decode(text: str) -> bytes | None:
 def did_key_from_public_key(public_key: bytes) -> str:
     """The 56-character did:key of a 32-byte Ed25519 public key."""
     if not isinstance(public_key, bytes | bytearray) or len(public_key) != 32:
-        raise ValueError("tclk: an Ed25519 public key is 32 bytes")
+        raise TclkError("tclk: an Ed25519 public key is 32 bytes")
     return DID_KEY_PREFIX + b58encode(ED25519_MULTICODEC + bytes(public_key))
 
 
 def public_key_from_did_key(did: object) -> bytes | None:
     """The 32-byte Ed25519 key inside `did`, or None when it is not an Ed25519 did:key."""
-    if not isinstance(did, str) or not did.startswith(DID_KEY_PREFIX):
+    # Every Ed25519 did:key is 56 characters; checking the shape first also keeps a hostile
+    # multi-megabyte "DID" away from the quadratic base58 decoder.
+    if not isinstance(did, str) or DID_RE.fullmatch(did) is None:
         return None
     raw = b58decode(did[len(DID_KEY_PREFIX):])
     if raw is None or len(raw) != 34 or raw[:2] != ED25519_MULTICODEC:
         return None
     return raw[2:]
+
+
+def is_ed25519_did_key(did: object) -> bool:
+    """True iff `did` is an Ed25519 did:key the venue can verify (decoded, not just shaped)."""
+    return public_key_from_did_key(did) is not None
+
+
+base58btc_encode = b58encode
+base58btc_decode = b58decode

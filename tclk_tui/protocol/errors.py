@@ -1,7 +1,9 @@
 """Exception types for tclk/1.
 
 Every error derives from ValueError so callers that only care about "bad input" can catch one
-thing; messages carry the reference implementation's wording and never echo secret values.
+thing; messages carry the reference implementation's wording. A message may quote a malformed
+wire value (as the reference's do), so code that checks a secret it holds does so before
+building a frame and reports it without the value (see `builders.make_reveal`).
 """
 
 from __future__ import annotations

@@ -20,12 +20,11 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, Final, Literal
 
+from tclk_tui.protocol.errors import FrameError, TclkError
 from tclk_tui.protocol.frames import validate_frame
 from tclk_tui.protocol.ids import contract_id
-from tclk_tui.protocol.rails import rail_in_offer
-
-from tclk_tui.protocol.errors import FrameError, TclkError
 from tclk_tui.protocol.locks import is_valid_statement, verify_secret
+from tclk_tui.protocol.rails import rail_in_offer
 
 Status = Literal["proposed", "accepted", "locked", "claimed", "refunded", "cancelled"]
 
@@ -61,12 +60,14 @@ def _names(cls: type) -> dict[str, str]:
     return table
 
 
-def _plain(value: Any) -> Any:
+def _plain(value: Any, camel: bool) -> Any:
     """A copy the caller may mutate without reaching into a frozen value."""
-    if isinstance(value, dict | list):
-        return copy.deepcopy(value)
     if isinstance(value, ReadMapping):
-        return value.to_dict()
+        return value.to_dict(camel=camel)
+    if isinstance(value, list | tuple):
+        return [_plain(item, camel) for item in value]
+    if isinstance(value, dict):
+        return copy.deepcopy(value)
     return value
 
 
@@ -96,7 +97,7 @@ class ReadMapping:
     def to_dict(self, *, camel: bool = False) -> dict[str, Any]:
         """Every field (None included) as a fresh dict; `camel=True` uses the reference's names."""
         return {
-            (_camel(field.name) if camel else field.name): _plain(getattr(self, field.name))
+            (_camel(field.name) if camel else field.name): _plain(getattr(self, field.name), camel)
             for field in dataclasses.fields(self)  # type: ignore[arg-type]
         }
 

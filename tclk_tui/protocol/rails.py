@@ -62,9 +62,7 @@ JS_WHITESPACE: Final = (
     "\u2028\u2029\u202f\u205f\u3000\ufeff"
 )
 _JS_WHITESPACE_RUN_RE: Final = re.compile("[" + JS_WHITESPACE + "]+")
-_ASCII_LOWER: Final = str.maketrans(
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz"
-)
+_ASCII_LOWER: Final = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
 def js_trim(text: str) -> str:

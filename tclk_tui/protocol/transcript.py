@@ -26,13 +26,11 @@ from functools import lru_cache
 from typing import Any, Final, Literal
 
 from nacl.signing import VerifyKey
-from tclk_tui.protocol.ids import contract_id
-from tclk_tui.protocol.naming import OFFER_ROOM, deal_room
-from tclk_tui.protocol.rails import js_trim
 
 from tclk_tui.protocol.codec import decode_frame
-from tclk_tui.protocol.didkey import public_key_from_did_key
+from tclk_tui.protocol.didkey import DID_RE, public_key_from_did_key
 from tclk_tui.protocol.errors import TclkError
+from tclk_tui.protocol.ids import contract_id
 from tclk_tui.protocol.machine import (
     ContractState,
     ReadMapping,
@@ -40,6 +38,8 @@ from tclk_tui.protocol.machine import (
     _open_validated,
     accept_core,
 )
+from tclk_tui.protocol.naming import OFFER_ROOM, deal_room
+from tclk_tui.protocol.rails import js_trim
 
 RoomBinding = Literal["strict", "offer-room"]
 ROOM_BINDINGS: Final[tuple[str, ...]] = ("strict", "offer-room")
@@ -180,7 +180,7 @@ def _verify_fields(fields: tuple[Any, ...] | None) -> str | None:
         return "record nonce is not canonical decimal"
     if not isinstance(signature, str) or SIGNATURE_RE.fullmatch(signature) is None:
         return "record signature is not canonical base64url"
-    key = _verify_key(sender)
+    key = _verify_key(sender) if DID_RE.fullmatch(sender) else None
     if key is None:
         return "record sender is not an Ed25519 did:key"
     try:

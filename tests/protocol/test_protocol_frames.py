@@ -464,7 +464,10 @@ def test_payment_key_is_checked_before_the_point_rule_and_after_the_deadlines() 
         ({"proto": "a" * 33, "id": "x"}, "tclk: job.proto is malformed: " + "a" * 33),
         ({"proto": "a2a", "id": ""}, "tclk: job.id must be a non-empty string"),
         ({"proto": "a2a", "id": 5}, "tclk: job.id must be a non-empty string"),
-        ({"proto": "a2a", "id": "x", "context": ""}, "tclk: job.context must be a non-empty string"),
+        (
+            {"proto": "a2a", "id": "x", "context": ""},
+            "tclk: job.context must be a non-empty string",
+        ),
     ],
 )
 def test_offer_job(job: object, message: str) -> None:
@@ -621,8 +624,14 @@ def test_accept_statement_of_either_length_decodes_whatever_the_lock() -> None:
         ({"presig": {"nonce": G_HEX, "s": "0xabc"}}, "tclk: presig.s is malformed: 0xabc"),
         ({"presig": {"nonce": G_HEX, "s": "0x1"}}, "tclk: presig.s is malformed: 0x1"),
         ({"presig": {"nonce": G_HEX, "s": "0x111"}}, "tclk: presig.s is malformed: 0x111"),
-        ({"presig": {"nonce": G_HEX, "s": "0x" + "1" * 63}}, "tclk: presig.s is malformed: 0x" + "1" * 63),
-        ({"presig": {"nonce": G_HEX, "s": "0x" + "1" * 66}}, "tclk: presig.s is malformed: 0x" + "1" * 66),
+        (
+            {"presig": {"nonce": G_HEX, "s": "0x" + "1" * 63}},
+            "tclk: presig.s is malformed: 0x" + "1" * 63,
+        ),
+        (
+            {"presig": {"nonce": G_HEX, "s": "0x" + "1" * 66}},
+            "tclk: presig.s is malformed: 0x" + "1" * 66,
+        ),
         ({"presig": {"nonce": G_HEX, "s": "0xAB"}}, "tclk: presig.s is malformed: 0xAB"),
         ({"presig": {"nonce": G_HEX, "s": "0x"}}, "tclk: presig.s is malformed: 0x"),
     ],

@@ -1,0 +1,172 @@
+"""Protocol-core throughput on one core: frames encoded/s, frames decoded+validated/s, and the
+fold of a 10,000-record signed transcript.
+
+Run: python3 benchmarks/protocol.py [--seconds 2] [--records 10000]
+Figures only; nothing here asserts a speed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import json
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tclk_tui.protocol.codec import decode_frame, encode_frame
+
+VECTORS = Path(__file__).resolve().parents[1] / "tests" / "vectors" / "tclk-v1.golden.json"
+
+
+def pin_to_one_core() -> None:
+    """Measure single-core throughput even on a machine with idle cores (Linux only)."""
+    if hasattr(os, "sched_setaffinity") and hasattr(os, "sched_getaffinity"):
+        first = min(os.sched_getaffinity(0))
+        os.sched_setaffinity(0, {first})
+
+
+def golden_frames() -> list[dict[str, Any]]:
+    vectors = json.loads(VECTORS.read_text("utf-8"))["vectors"]
+    return [vector["frame"] for vector in vectors.values()]
+
+
+def rate(work: Callable[[], int], seconds: float) -> float:
+    """Items per second of `work` (which returns how many items one call handled)."""
+    done = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while True:
+        done += work()
+        now = time.perf_counter()
+        if now >= deadline:
+            return done / (now - start)
+
+
+def bench_encode(seconds: float) -> float:
+    frames = golden_frames()
+
+    def work() -> int:
+        for frame in frames:
+            encode_frame(frame)
+        return len(frames)
+
+    return rate(work, seconds)
+
+
+def bench_decode(seconds: float) -> float:
+    lines = [encode_frame(frame) for frame in golden_frames()]
+
+    def work() -> int:
+        for line in lines:
+            decode_frame(line)
+        return len(lines)
+
+    return rate(work, seconds)
+
+
+# --- fold ----------------------------------------------------------------------------------
+
+
+def _b64url(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+
+
+def synthetic_transcript(count: int) -> list[Any]:
+    """A signed deal of `count` records: offer and accept on the board, a lock in the derived
+    deal room, then heartbeats from both parties (each a fresh nonce, each signature real)."""
+    from nacl.signing import SigningKey
+
+    from tclk_tui.protocol.builders import make_accept, make_heartbeat, make_lock, make_offer
+    from tclk_tui.protocol.didkey import did_key_from_public_key
+    from tclk_tui.protocol.naming import OFFER_ROOM, deal_room
+    from tclk_tui.protocol.transcript import TranscriptRecord, signed_message
+
+    payer_key = SigningKey(bytes(range(32)))
+    payee_key = SigningKey(bytes(range(32, 64)))
+    payer = did_key_from_public_key(bytes(payer_key.verify_key))
+    payee = did_key_from_public_key(bytes(payee_key.verify_key))
+    keys = {payer: payer_key, payee: payee_key}
+    now = 1_735_000_000_000
+
+    offer = make_offer(
+        from_=payer,
+        role="payer",
+        amount="1000",
+        asset="USDC",
+        lock="hash",
+        rails=["flop-htlc"],
+        claim_by_ms=now + 3_600_000_000,
+        refund_after_ms=now + 7_200_000_000,
+        expires_ms=now + 60_000,
+        nonce="0011223344556677",
+    )
+    accept = make_accept(offer, from_=payee, statement="0x" + "ab" * 32, nonce="8899aabbccddeeff")
+    contract = accept["contract"]
+    room = deal_room(contract)
+    frames: list[tuple[str, dict[str, Any]]] = [
+        (OFFER_ROOM, offer),
+        (OFFER_ROOM, accept),
+        (room, make_lock(from_=payer, contract=contract, rail="flop-htlc", ref="escrow-42")),
+    ]
+    for index in range(max(0, count - len(frames))):
+        sender = payer if index % 2 == 0 else payee
+        nonce = f"{index:016x}"
+        frames.append((room, make_heartbeat(from_=sender, contract=contract, nonce=nonce)))
+
+    records = []
+    seqs: dict[str, int] = {}
+    for index, (record_room, frame) in enumerate(frames[:count]):
+        line = encode_frame(frame)
+        seq = seqs.get(record_room, 0) + 1
+        seqs[record_room] = seq
+        nonce = str(10_000 + seq)
+        signature = keys[frame["from"]].sign(signed_message(record_room, nonce, line)).signature
+        records.append(
+            TranscriptRecord(
+                room=record_room,
+                seq=seq,
+                timestamp_ms=now + index,
+                sender=frame["from"],
+                nonce=nonce,
+                signature=_b64url(signature),
+                line=line,
+            )
+        )
+    return records
+
+
+def bench_fold(records: int = 10_000) -> tuple[float, str]:
+    """Fold a signed synthetic transcript; returns (records folded/s, final status).
+
+    Each record is signature-verified, decoded, validated and applied, as an auditor would.
+    """
+    from tclk_tui.protocol.transcript import fold_transcript
+
+    transcript = synthetic_transcript(records)
+    start = time.perf_counter()
+    fold = fold_transcript(transcript)
+    elapsed = time.perf_counter() - start
+    failed = [step for step in fold.steps if not step.ok]
+    if failed:
+        raise SystemExit(f"synthetic transcript did not fold cleanly: {failed[0]}")
+    status = fold.state.status if fold.state is not None else "none"
+    return len(transcript) / elapsed, status
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=2.0, help="time per codec figure")
+    parser.add_argument("--records", type=int, default=10_000, help="transcript length")
+    args = parser.parse_args(argv)
+    pin_to_one_core()
+    print(f"frames encoded/s:            {bench_encode(args.seconds):>12,.0f}")
+    print(f"frames decoded+validated/s:  {bench_decode(args.seconds):>12,.0f}")
+    per_second, status = bench_fold(args.records)
+    print(f"transcript records folded/s: {per_second:>12,.0f}  ({args.records} records, {status})")
+
+
+if __name__ == "__main__":
+    main()
