@@ -1,0 +1,1 @@
+"""The technocore venue binding: identity, signed lane, venue client."""

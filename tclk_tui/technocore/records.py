@@ -1,0 +1,345 @@
+"""Venue records: parsing what a room read or an export returns, keeping every record whole.
+
+A record is room, seq, ts, from, text and, when signed, nonce and sig. The text is kept exactly as
+stored (a signature covers those bytes), the nonce as its exact decimal digits (up to 19, past
+2^53), and the signature is re-verified here from the record alone, so the venue's word that a
+write was signed is never taken on trust. A record this client cannot accept is reported with a
+reason beside the good ones; one bad record never hides the rest of a reply.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from tclk_tui.protocol.didkey import DID_RE
+from tclk_tui.protocol.transcript import (
+    TranscriptRecord,
+    transcript_record,
+    verify_transcript_record,
+)
+from tclk_tui.technocore.errors import MalformedResponse
+from tclk_tui.technocore.identity import MAX_NONCE, MAX_TEXT_CHARS, is_name
+from tclk_tui.technocore.sweep import survives_sweep
+
+MAX_RAW_REPR = 200
+
+
+class RecordError(ValueError):
+    """One record was refused; the message is the reason."""
+
+
+def _reject_constant(name: str) -> object:
+    raise ValueError(f"JSON constant {name} is not allowed")
+
+
+def loads_strict(data: bytes | str) -> object:
+    """json.loads that refuses NaN/Infinity and survives hostile nesting or giant numbers."""
+    try:
+        return json.loads(data, parse_constant=_reject_constant)
+    except RecursionError as exc:
+        raise ValueError("JSON nested too deeply") from exc
+    except UnicodeDecodeError as exc:
+        raise ValueError("body is not UTF-8") from exc
+
+
+def _short(raw: object) -> object:
+    """Keep a rejected item for inspection without letting a hostile one grow without bound."""
+    if isinstance(raw, str) and len(raw) > MAX_RAW_REPR:
+        return raw[:MAX_RAW_REPR] + "…"
+    return raw
+
+
+@dataclass(frozen=True, slots=True)
+class Malformed:
+    """An item of a venue reply that could not be accepted as a record."""
+
+    raw: object
+    reason: str
+    seq: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class VenueRecord:
+    """One stored message, exactly as the venue holds it.
+
+    `verified` is True only when `sig` re-verified against `sender` over
+    `<room>|<nonce>|<text>`. An unsigned record (or one written before the venue kept `sig`) is
+    kept with `verified` False and `unverified_reason` set: it is data, never a commitment.
+    """
+
+    room: str
+    seq: int
+    ts: str
+    timestamp_ms: int
+    sender: str
+    text: str
+    nonce: str | None
+    sig: str | None
+    generation: int | None
+    verified: bool
+    unverified_reason: str | None = None
+
+    @property
+    def signed(self) -> bool:
+        return self.sig is not None
+
+    @property
+    def transcript(self) -> TranscriptRecord:
+        """The protocol's view of this record, for verification and folding."""
+        return TranscriptRecord(
+            room=self.room,
+            seq=self.seq,
+            timestamp_ms=self.timestamp_ms,
+            sender=self.sender,
+            nonce=self.nonce,
+            signature=self.sig,
+            line=self.text,
+        )
+
+
+def _nonce_text(value: object) -> object:
+    """Venue nonces are JSON integers of up to 19 digits: keep their exact digits."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        if not 0 <= value <= MAX_NONCE:
+            raise RecordError("record nonce is outside 0..10**19-1")
+        return str(value)
+    return value
+
+
+def parse_record(room: str, message: object, generation: int | None) -> VenueRecord:
+    """Accept one venue message (JSON view item or export row) or raise RecordError."""
+    if not isinstance(message, dict):
+        raise RecordError("record is not a JSON object")
+    normalised = dict(message)
+    if "nonce" in normalised:
+        normalised["nonce"] = _nonce_text(normalised["nonce"])
+    try:
+        base = transcript_record(room, normalised)
+    except ValueError as exc:  # TclkError is a ValueError
+        raise RecordError(str(exc)) from None
+    text = base.line
+    if not text:
+        raise RecordError("record text is empty")
+    if len(text) > MAX_TEXT_CHARS:
+        raise RecordError(f"record text is longer than {MAX_TEXT_CHARS} characters")
+    if not survives_sweep(text):
+        raise RecordError("record text holds characters the venue's single-line sweep removes")
+    sender = base.sender
+    if not (is_name(sender) or DID_RE.fullmatch(sender)):
+        raise RecordError("record sender is neither a nickname nor a did:key")
+    verified = False
+    reason: str | None = "record is unsigned"
+    if base.signature is not None:
+        result = verify_transcript_record(base)
+        if not result.ok:
+            raise RecordError(result.reason or "record signature does not verify")
+        verified, reason = True, None
+    return VenueRecord(
+        room=room,
+        seq=base.seq,
+        ts=message["ts"],
+        timestamp_ms=base.timestamp_ms,
+        sender=sender,
+        text=text,
+        nonce=base.nonce,
+        sig=base.signature,
+        generation=generation,
+        verified=verified,
+        unverified_reason=reason,
+    )
+
+
+def _raw_seq(message: object) -> int | None:
+    if isinstance(message, dict):
+        seq = message.get("seq")
+        if isinstance(seq, int) and not isinstance(seq, bool):
+            return seq
+    return None
+
+
+def _accept_in_order(
+    room: str,
+    messages: list[object],
+    generation: int | None,
+    after: int | None,
+) -> tuple[list[VenueRecord], list[Malformed]]:
+    records: list[VenueRecord] = []
+    malformed: list[Malformed] = []
+    previous = after
+    for message in messages:
+        try:
+            record = parse_record(room, message, generation)
+        except RecordError as exc:
+            malformed.append(Malformed(_short(message), str(exc), _raw_seq(message)))
+            continue
+        if previous is not None and record.seq <= previous:
+            reason = (
+                f"record seq {record.seq} is not after the cursor {after}"
+                if previous == after
+                else f"record seq {record.seq} does not follow seq {previous}"
+            )
+            malformed.append(Malformed(_short(message), reason, record.seq))
+            continue
+        records.append(record)
+        previous = record.seq
+    return records, malformed
+
+
+def _optional_int(view: dict[str, object], key: str) -> int | None:
+    value = view.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise MalformedResponse(f"venue view field {key} is not a non-negative integer")
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class RoomView:
+    """One read of a room: the records, what was refused, and the venue's cursor facts.
+
+    `first_seq` is the venue's (it may name a record refused into `malformed`); `last_seq` is the
+    cursor to continue from. `generation` is the room's epoch (None on venues that predate it),
+    `wait_held` False means a long-poll was refused a slot and returned at once.
+    """
+
+    room: str
+    records: tuple[VenueRecord, ...]
+    malformed: tuple[Malformed, ...]
+    first_seq: int | None
+    last_seq: int
+    generation: int | None
+    wait_held: bool | None = None
+    posted: VenueRecord | None = None
+    count: int = 0
+    since: int | None = field(default=None, repr=False)
+
+
+def parse_room_view(room: str, body: bytes | str, since: int | None) -> RoomView:
+    """Parse a `?format=json` room reply. Raises MalformedResponse when the reply as a whole is
+    unusable; individual bad records land in `malformed`."""
+    try:
+        view = loads_strict(body)
+    except ValueError as exc:
+        raise MalformedResponse(f"venue reply for /r/{room} is not JSON ({exc})") from None
+    if not isinstance(view, dict):
+        raise MalformedResponse(f"venue reply for /r/{room} is not a JSON object")
+    if view.get("room") != room:
+        raise MalformedResponse(f"venue answered for another room than /r/{room}")
+    messages = view.get("messages")
+    if not isinstance(messages, list):
+        raise MalformedResponse(f"venue reply for /r/{room} has no messages list")
+    last_seq = _optional_int(view, "last_seq")
+    if last_seq is None:
+        raise MalformedResponse(f"venue reply for /r/{room} has no last_seq")
+    first_seq = _optional_int(view, "first_seq")
+    generation = _optional_int(view, "generation")
+    count = _optional_int(view, "count") or 0
+    wait_held = view.get("wait_held")
+    if wait_held is not None and not isinstance(wait_held, bool):
+        raise MalformedResponse(f"venue reply for /r/{room} has a non-boolean wait_held")
+    if messages and first_seq is None:
+        raise MalformedResponse(f"venue reply for /r/{room} has messages but no first_seq")
+    records, malformed = _accept_in_order(room, messages, generation, since)
+    top = max((seq for m in messages if (seq := _raw_seq(m)) is not None), default=None)
+    if top is not None and top > last_seq:
+        raise MalformedResponse(
+            f"venue reply for /r/{room} holds seq {top} past its own last_seq {last_seq}"
+        )
+    posted: VenueRecord | None = None
+    if "posted" in view:
+        try:
+            posted = parse_record(room, view["posted"], generation)
+        except RecordError as exc:
+            raise MalformedResponse(
+                f"venue reports a posted record it cannot back: {exc}"
+            ) from None
+    return RoomView(
+        room=room,
+        records=tuple(records),
+        malformed=tuple(malformed),
+        first_seq=first_seq,
+        last_seq=last_seq,
+        generation=generation,
+        wait_held=wait_held,
+        posted=posted,
+        count=count,
+        since=since,
+    )
+
+
+def parse_posted(room: str, body: bytes | str) -> VenueRecord | None:
+    """The `posted` record of a write reply (None when the venue sent none).
+
+    A write reply also carries the room's newest records; they are not needed to confirm the
+    write, so they are not parsed or verified here (a follower reads them anyway).
+    """
+    try:
+        view = loads_strict(body)
+    except ValueError as exc:
+        raise MalformedResponse(
+            f"venue reply to a write in /r/{room} is not JSON ({exc})"
+        ) from None
+    if not isinstance(view, dict) or view.get("room") != room:
+        raise MalformedResponse(f"venue reply to a write in /r/{room} is not this room's view")
+    if "posted" not in view:
+        return None
+    generation = _optional_int(view, "generation")
+    try:
+        return parse_record(room, view["posted"], generation)
+    except RecordError as exc:
+        raise MalformedResponse(
+            f"venue reports a posted record it cannot back: {exc}"
+        ) from None
+
+
+@dataclass(frozen=True, slots=True)
+class RoomExport:
+    """A room's retained ring as exported: the exact bytes, and the records they hold.
+
+    `raw` is the body byte for byte (archive it: every signed line re-verifies from it alone).
+    """
+
+    room: str
+    generation: int | None
+    records: tuple[VenueRecord, ...]
+    malformed: tuple[Malformed, ...]
+    raw: bytes = field(repr=False)
+
+    @property
+    def transcript(self) -> list[TranscriptRecord]:
+        """The records as protocol transcript records, ready to fold."""
+        return [record.transcript for record in self.records]
+
+    @property
+    def verified(self) -> list[VenueRecord]:
+        return [record for record in self.records if record.verified]
+
+
+def parse_export(room: str, body: bytes, generation: int | None) -> RoomExport:
+    """Parse an export body (JSONL, one record per line). Bad lines are reported, not fatal."""
+    messages: list[object] = []
+    malformed: list[Malformed] = []
+    lines = body.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    elif lines:
+        malformed.append(Malformed(_short(lines.pop().decode("utf-8", "replace")),
+                                   "export ends in a torn line"))
+    for index, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            messages.append(loads_strict(line))
+        except ValueError:
+            malformed.append(Malformed(_short(line.decode("utf-8", "replace")),
+                                       f"export line {index} is not JSON"))
+    records, bad = _accept_in_order(room, messages, generation, None)
+    return RoomExport(
+        room=room,
+        generation=generation,
+        records=tuple(records),
+        malformed=tuple(malformed + bad),
+        raw=body,
+    )
