@@ -1,0 +1,149 @@
+"""The arbiter's and juror's desk: secret shares and commit-reveal votes (SPEC §8).
+
+Vote rounds ride the deal room as signed plain lines (not tclk/1 frames, so a fold skips them):
+`tclk1-vote commit <commitment>` first, then `tclk1-vote reveal <salt> <verdict>`. A reveal
+counts only when it opens that juror's own earlier commitment, and a commitment posted after
+any reveal of the round is late: that is what stops a juror from copying or adapting.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Literal
+
+from tclk_tui.protocol.arbitration import (
+    combine_secret,
+    combine_witness,
+    generate_salt,
+    split_secret,
+    split_witness,
+    verify_vote_commitment,
+    vote_commitment,
+)
+from tclk_tui.protocol.errors import TclkError
+from tclk_tui.protocol.locks import verify_secret
+from tclk_tui.protocol.transcript import TranscriptRecord, verify_transcript_record
+
+ShareKind = Literal["preimage", "witness"]
+VOTE_PREFIX = "tclk1-vote "
+
+
+class ArbitrationError(Exception):
+    """An operator input the protocol refuses; the message is the protocol's reason."""
+
+
+@dataclass(frozen=True, slots=True)
+class CombineResult:
+    value: str
+    # None when no statement was given; otherwise whether the value opens it.
+    opens: bool | None
+
+    def __repr__(self) -> str:
+        return f"CombineResult(value=<redacted>, opens={self.opens})"
+
+
+@dataclass(frozen=True, slots=True)
+class VoteCommit:
+    contract: str
+    verdict: str
+    salt: str
+    commitment: str
+
+    @property
+    def commit_line(self) -> str:
+        return commit_line(self.commitment)
+
+    @property
+    def reveal_line(self) -> str:
+        return reveal_line(self.salt, self.verdict)
+
+
+@dataclass(frozen=True, slots=True)
+class Tally:
+    contract: str
+    commits: dict[str, str] = field(default_factory=dict)  # juror DID -> commitment
+    reveals: dict[str, str] = field(default_factory=dict)  # juror DID -> verdict (opened)
+    counts: dict[str, int] = field(default_factory=dict)  # verdict -> votes
+    problems: tuple[str, ...] = ()
+
+
+def commit_line(commitment: str) -> str:
+    return f"{VOTE_PREFIX}commit {commitment}"
+
+
+def reveal_line(salt: str, verdict: str) -> str:
+    return f"{VOTE_PREFIX}reveal {salt} {verdict}"
+
+
+def _guard(call, *args):
+    try:
+        return call(*args)
+    except TclkError as exc:
+        raise ArbitrationError(str(exc)) from None
+    except (TypeError, ValueError) as exc:
+        raise ArbitrationError(f"tclk: {exc}") from None
+
+
+def split(kind: ShareKind, secret: str, parts: int) -> list[str]:
+    splitter = split_secret if kind == "preimage" else split_witness
+    return _guard(splitter, secret.strip().lower(), parts)
+
+
+def combine(kind: ShareKind, shares: list[str], statement: str | None = None) -> CombineResult:
+    combiner = combine_secret if kind == "preimage" else combine_witness
+    value = _guard(combiner, [s.strip().lower() for s in shares if s.strip()])
+    if not statement:
+        return CombineResult(value=value, opens=None)
+    lock = "hash" if kind == "preimage" else "point"
+    return CombineResult(value=value, opens=verify_secret(lock, statement.strip(), value))
+
+
+def commit_vote(contract: str, verdict: str) -> VoteCommit:
+    salt = generate_salt()
+    commitment = _guard(vote_commitment, contract, verdict, salt)
+    return VoteCommit(contract=contract, verdict=verdict, salt=salt, commitment=commitment)
+
+
+def verify_vote(commitment: str, contract: str, verdict: str, salt: str) -> bool:
+    return verify_vote_commitment(commitment.strip(), contract.strip(), verdict, salt.strip())
+
+
+def tally(contract: str, records: Iterable[TranscriptRecord]) -> Tally:
+    """Count a commit-reveal round from signed deal-room records, in venue order."""
+    commits: dict[str, str] = {}
+    reveals: dict[str, str] = {}
+    problems: list[str] = []
+    revealing = False
+    for record in records:
+        if not record.line.startswith(VOTE_PREFIX):
+            continue
+        if not verify_transcript_record(record).ok:
+            problems.append(f"seq {record.seq}: vote line with a bad signature ignored")
+            continue
+        body = record.line[len(VOTE_PREFIX):]
+        juror = record.sender
+        if body.startswith("commit "):
+            if revealing:
+                problems.append(f"seq {record.seq}: commitment after reveals began ignored")
+            elif juror in commits:
+                problems.append(f"seq {record.seq}: second commitment from one juror ignored")
+            else:
+                commits[juror] = body[len("commit "):].strip()
+        elif body.startswith("reveal "):
+            revealing = True
+            salt, _, verdict = body[len("reveal "):].partition(" ")
+            if juror not in commits:
+                problems.append(f"seq {record.seq}: reveal without a commitment ignored")
+            elif juror in reveals:
+                problems.append(f"seq {record.seq}: second reveal from one juror ignored")
+            elif verify_vote_commitment(commits[juror], contract, verdict, salt):
+                reveals[juror] = verdict
+            else:
+                problems.append(f"seq {record.seq}: reveal does not open its commitment")
+        else:
+            problems.append(f"seq {record.seq}: unreadable vote line")
+    counts = Counter(reveals.values())
+    return Tally(contract=contract, commits=commits, reveals=reveals,
+                 counts=dict(counts.most_common()), problems=tuple(problems))

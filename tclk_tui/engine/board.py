@@ -1,0 +1,260 @@
+"""A live model of the `tclk-offers` board.
+
+Only records whose signature verifies, whose line decodes as a tclk/1 frame and whose frame
+sender is the record's signer count. Everything else is tallied by reason and never shown as an
+offer: the board is written by strangers.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import replace
+
+from tclk_tui.engine.events import BoardChanged
+from tclk_tui.engine.views import BoardQuery, OfferRow
+from tclk_tui.protocol.codec import decode_frame
+from tclk_tui.protocol.errors import TclkError
+from tclk_tui.protocol.ids import contract_id
+from tclk_tui.protocol.locks import is_valid_statement
+from tclk_tui.protocol.naming import OFFER_ROOM
+from tclk_tui.protocol.transcript import TranscriptRecord, verify_transcript_record
+
+STATEMENT_LINE_PREFIX = "tclk1-statement "
+
+
+def statement_line(offer_id: str, statement: str) -> str:
+    """The signed side-line a payee-role offerer posts so the payer can build its accept.
+
+    tclk/1 has no field for a payee-minted statement in a payee-role offer (the reference's
+    issue #12); the payee publishes it beside the offer, signed by the same DID, and the payer
+    copies it into the accept. It is not a tclk/1 frame (the prefix differs), so reference
+    readers skip it.
+    """
+    return f"{STATEMENT_LINE_PREFIX}{offer_id} {statement}"
+
+
+def parse_statement_line(line: str) -> tuple[str, str] | None:
+    if not line.startswith(STATEMENT_LINE_PREFIX):
+        return None
+    parts = line[len(STATEMENT_LINE_PREFIX):].split(" ")
+    if len(parts) != 2:
+        return None
+    return parts[0], parts[1]
+
+
+class OffersBoard:
+    """Offers by id, their status, and a tally of rejected lines by reason."""
+
+    def __init__(self, own_did: str | None = None) -> None:
+        self.own_did = own_did
+        self._rows: dict[str, OfferRow] = {}
+        self._frames: dict[str, dict] = {}
+        self._records: dict[str, TranscriptRecord] = {}
+        self._accepts: dict[str, tuple[TranscriptRecord, dict]] = {}
+        self._statements: dict[str, str] = {}
+        self._capabilities: dict[str, tuple[str, ...] | None] = {}
+        self._rejected: Counter[str] = Counter()
+        self._seen: set[tuple[int, int]] = set()
+        self._now_ms = 0
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    # -- ingest -------------------------------------------------------------------------------
+
+    def ingest(
+        self, records: Iterable[TranscriptRecord], now_ms: int | None = None
+    ) -> BoardChanged:
+        """Fold new board records in; returns which offers appeared or changed."""
+        if now_ms is not None:
+            self._now_ms = now_ms
+        added: list[str] = []
+        updated: list[str] = []
+        rejected = 0
+        for record in records:
+            outcome = self._ingest_one(record)
+            if outcome is None:
+                continue
+            kind, detail = outcome
+            if kind == "added":
+                added.append(detail)
+            elif kind == "updated":
+                updated.append(detail)
+            else:
+                rejected += 1
+                self._rejected[detail] += 1
+        return BoardChanged(added=tuple(added), updated=tuple(dict.fromkeys(updated)),
+                            rejected=rejected)
+
+    def _ingest_one(self, record: TranscriptRecord) -> tuple[str, str] | None:
+        key = (record.seq, hash(record.line))
+        if key in self._seen:
+            return None
+        self._seen.add(key)
+        if record.room != OFFER_ROOM:
+            return "rejected", f"record from room {record.room}, not {OFFER_ROOM}"
+        verdict = verify_transcript_record(record)
+        if not verdict.ok:
+            return "rejected", str(verdict.reason)
+        statement = parse_statement_line(record.line)
+        if statement is not None:
+            return self._ingest_statement(record, *statement)
+        try:
+            frame = decode_frame(record.line)
+        except TclkError as exc:
+            return "rejected", str(exc)
+        if frame.get("from") != record.sender:
+            return "rejected", f"{frame['type']}.from does not match the record sender"
+        kind = frame["type"]
+        if kind == "offer":
+            return self._ingest_offer(record, frame)
+        if kind == "accept":
+            return self._ingest_accept(record, frame)
+        if kind == "cancel":
+            return self._ingest_cancel(record, frame)
+        return "rejected", f"{kind} must be posted in the derived deal room"
+
+    def _ingest_offer(self, record: TranscriptRecord, frame: dict) -> tuple[str, str]:
+        offer_id = frame["id"]
+        if offer_id in self._rows:
+            return "rejected", "offer already on the board"
+        job = frame.get("job")
+        row = OfferRow(
+            offer_id=offer_id,
+            sender=record.sender,
+            role=frame["role"],
+            amount=frame["amount"],
+            asset=frame["asset"],
+            lock=frame["lock"],
+            rails=tuple(frame["rails"]),
+            claim_by_ms=frame["claimByMs"],
+            refund_after_ms=frame["refundAfterMs"],
+            expires_ms=frame["expiresMs"],
+            status="open" if record.timestamp_ms < frame["expiresMs"] else "expired",
+            capability=self._capabilities.get(record.sender),
+            mine=record.sender == self.own_did,
+            seq=record.seq,
+            ts_ms=record.timestamp_ms,
+            job=f"{job['proto']}:{job['id']}" if isinstance(job, dict) else "",
+            line=record.line,
+        )
+        self._frames[offer_id] = frame
+        self._records[offer_id] = record
+        self._rows[offer_id] = self._with_clock_status(row)
+        return "added", offer_id
+
+    def _ingest_accept(self, record: TranscriptRecord, frame: dict) -> tuple[str, str]:
+        offer_id = frame["ref"]
+        offer = self._frames.get(offer_id)
+        row = self._rows.get(offer_id)
+        if offer is None or row is None:
+            return "rejected", "accept names an offer not on the board"
+        if row.status in ("accepted", "cancelled"):
+            return "rejected", f"accept for an offer already {row.status}"
+        if frame["from"] == offer["from"]:
+            return "rejected", "cannot accept own offer"
+        if record.timestamp_ms >= offer["expiresMs"]:
+            return "rejected", "offer has expired"
+        if not is_valid_statement(offer["lock"], frame["statement"]):
+            return "rejected", f"statement does not fit a {offer['lock']} lock"
+        core = {k: frame[k] for k in ("from", "ref", "statement", "paymentKey", "nonce")
+                if k in frame}
+        if contract_id(offer, core) != frame["contract"]:
+            return "rejected", "contract id mismatch"
+        self._accepts[offer_id] = (record, frame)
+        self._rows[offer_id] = replace(row, status="accepted")
+        return "updated", offer_id
+
+    def _ingest_cancel(self, record: TranscriptRecord, frame: dict) -> tuple[str, str]:
+        # A proposed offer is cancelled by its sender naming the offer id in `contract`
+        # (the machine ignores `contract` while proposed, so any hex32 is valid there).
+        offer_id = frame["contract"]
+        row = self._rows.get(offer_id)
+        if row is None or row.sender != record.sender:
+            return "rejected", "cancel names no offer of its sender"
+        if row.status in ("accepted", "cancelled"):
+            return "rejected", f"cancel for an offer already {row.status}"
+        self._rows[offer_id] = replace(row, status="cancelled")
+        return "updated", offer_id
+
+    def _ingest_statement(self, record: TranscriptRecord, offer_id: str,
+                          statement: str) -> tuple[str, str]:
+        offer = self._frames.get(offer_id)
+        if offer is None or offer["from"] != record.sender or offer["role"] != "payee":
+            return "rejected", "statement line names no payee offer of its sender"
+        if not is_valid_statement(offer["lock"], statement):
+            return "rejected", f"statement does not fit a {offer['lock']} lock"
+        self._statements.setdefault(offer_id, statement)
+        return "updated", offer_id
+
+    # -- clock and hints ----------------------------------------------------------------------
+
+    def _with_clock_status(self, row: OfferRow) -> OfferRow:
+        if row.status == "open" and self._now_ms >= row.expires_ms:
+            return replace(row, status="expired")
+        return row
+
+    def refresh_status(self, now_ms: int) -> BoardChanged:
+        """Expire offers whose `expiresMs` has passed; cheap enough to call every second."""
+        self._now_ms = now_ms
+        expired = [oid for oid, row in self._rows.items()
+                   if row.status == "open" and now_ms >= row.expires_ms]
+        for oid in expired:
+            self._rows[oid] = replace(self._rows[oid], status="expired")
+        return BoardChanged(updated=tuple(expired))
+
+    def set_capability(self, did: str, rails: tuple[str, ...] | None) -> BoardChanged:
+        """Record the rails a DID note advertises: a routing hint, never proof."""
+        self._capabilities[did] = rails
+        changed = [oid for oid, row in self._rows.items() if row.sender == did]
+        for oid in changed:
+            self._rows[oid] = replace(self._rows[oid], capability=rails)
+        return BoardChanged(updated=tuple(changed))
+
+    # -- queries ------------------------------------------------------------------------------
+
+    def get(self, offer_id: str) -> OfferRow | None:
+        return self._rows.get(offer_id)
+
+    def offer_frame(self, offer_id: str) -> dict | None:
+        return self._frames.get(offer_id)
+
+    def offer_record(self, offer_id: str) -> TranscriptRecord | None:
+        return self._records.get(offer_id)
+
+    def accept_of(self, offer_id: str) -> tuple[TranscriptRecord, dict] | None:
+        return self._accepts.get(offer_id)
+
+    def published_statement(self, offer_id: str) -> str | None:
+        return self._statements.get(offer_id)
+
+    def senders(self) -> set[str]:
+        return {row.sender for row in self._rows.values()}
+
+    def rejected(self) -> dict[str, int]:
+        return dict(self._rejected.most_common())
+
+    def query(self, q: BoardQuery | None = None) -> list[OfferRow]:
+        q = q or BoardQuery()
+        text = q.text.strip().lower()
+        rows = [
+            row for row in self._rows.values()
+            if (q.status is None or row.status == q.status)
+            and (q.asset is None or row.asset == q.asset)
+            and (q.rail is None or q.rail in row.rails)
+            and (q.lock is None or row.lock == q.lock)
+            and (q.role is None or row.role == q.role)
+            and (not text or text in _haystack(row))
+        ]
+        sort = q.sort if q.sort in OfferRow.__slots__ else "expires_ms"
+        if sort == "amount":
+            rows.sort(key=lambda r: (len(r.amount), r.amount), reverse=q.descending)
+        else:
+            rows.sort(key=lambda r: getattr(r, sort), reverse=q.descending)
+        return rows
+
+
+def _haystack(row: OfferRow) -> str:
+    return " ".join((row.offer_id, row.sender, row.asset, row.lock, row.role, row.amount,
+                     row.job, *row.rails)).lower()

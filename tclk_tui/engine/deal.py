@@ -1,0 +1,542 @@
+"""One contract's whole life, as payer or payee, on either lock kind.
+
+A deal's state is always the fold of the signed transcript it has seen (the same
+`fold_transcript` an offline auditor runs); nothing here sets a status by hand. Actions that
+commit money or a secret go through gates, re-checked at confirmation time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets as _secrets
+from dataclasses import dataclass, field
+
+from tclk_tui.engine.deadlines import deal_deadlines
+from tclk_tui.engine.events import DealAdvanced, Notice
+from tclk_tui.engine.gates import GateFact, GateRefused, GateRequest
+from tclk_tui.engine.ports import DealContext
+from tclk_tui.engine.views import DealView, RecordView, TimelineEntry
+from tclk_tui.protocol.adaptor import get_public_key, pre_sign, verify_pre_signature
+from tclk_tui.protocol.codec import encode_frame, try_decode_frame
+from tclk_tui.protocol.errors import TclkError
+from tclk_tui.protocol.locks import verify_secret
+from tclk_tui.protocol.machine import ContractState, lock_terms
+from tclk_tui.protocol.naming import OFFER_ROOM, deal_room
+from tclk_tui.protocol.rails import rail_in_offer
+from tclk_tui.protocol.transcript import (
+    TranscriptRecord,
+    fold_transcript,
+    verify_transcript_record,
+)
+from tclk_tui.rails.base import LockTerms
+
+ACTIONS_BY_STATUS = {
+    ("proposed", "payer"): {"cancel"},
+    ("proposed", "payee"): {"cancel"},
+    ("accepted", "payer"): {"lock", "cancel", "heartbeat"},
+    ("accepted", "payee"): {"cancel", "heartbeat"},
+    ("locked", "payer"): {"refund", "heartbeat"},
+    ("locked", "payee"): {"reveal", "heartbeat"},
+}
+
+
+def claim_message(contract: str) -> bytes:
+    """The message a point-lock pre-signature signs on the rehearsal rails.
+
+    tclk/1 leaves the claim message to the rail; `memory` and `paper` settle by secret, so the
+    pre-signature is bound to the contract id under a domain tag of this wallet.
+    """
+    return hashlib.sha256(b"FLOP::tclk::v1|claim|" + contract.encode("ascii")).digest()
+
+
+def short(did: str | None) -> str:
+    if not did:
+        return "-"
+    return f"{did[:12]}…{did[-4:]}" if len(did) > 20 else did
+
+
+def describe_frame(frame: dict) -> str:
+    """A frame in plain words for the transcript view (values are quoted, never interpreted)."""
+    kind = frame.get("type")
+    if kind == "offer":
+        return (f"offer: {frame['role']} {frame['amount']} {frame['asset']} under a "
+                f"{frame['lock']} lock on {', '.join(frame['rails'])}")
+    if kind == "accept":
+        return f"accept with statement {frame['statement'][:14]}…"
+    if kind == "lock":
+        extra = " with an adaptor pre-signature" if "presig" in frame else ""
+        return f"lock on {frame['rail']} ref {frame['ref']!r}{extra}"
+    if kind == "reveal":
+        return "reveal of the secret (claim)"
+    if kind == "refund":
+        return "refund" + (f": {frame['reason']!r}" if "reason" in frame else "")
+    if kind == "cancel":
+        return "cancel" + (f": {frame['reason']!r}" if "reason" in frame else "")
+    if kind == "receipt":
+        return f"receipt: {frame['outcome']}"
+    if kind == "heartbeat":
+        return "heartbeat" + (f": {frame['note']!r}" if "note" in frame else "")
+    return str(kind)
+
+
+@dataclass
+class LockCheck:
+    """What this wallet established about the counterparty's lock on the rail."""
+
+    rail: str
+    ref: str
+    verified: bool | None = None  # None: not checked yet
+    detail: str = "not checked yet"
+    presig_ok: bool | None = None
+
+
+@dataclass
+class DealSession:
+    ctx: DealContext
+    deal_id: str
+    role: str  # our side: payer | payee
+    offer_record: TranscriptRecord
+    accept_record: TranscriptRecord | None = None
+    room_records: list[TranscriptRecord] = field(default_factory=list)
+    lock_check: LockCheck | None = None
+    _state: ContractState | None = None
+    _steps: tuple = ()
+
+    def __post_init__(self) -> None:
+        self._refold()
+
+    # -- the fold ----------------------------------------------------------------------------
+
+    @property
+    def offer(self) -> dict:
+        return self.state.offer
+
+    @property
+    def state(self) -> ContractState:
+        assert self._state is not None
+        return self._state
+
+    @property
+    def room(self) -> str | None:
+        return deal_room(self.state.contract) if self.state.contract else None
+
+    def _records(self) -> list[TranscriptRecord]:
+        head = [self.offer_record] + ([self.accept_record] if self.accept_record else [])
+        return head + self.room_records
+
+    def _refold(self) -> bool:
+        fold = fold_transcript(self._records())
+        if fold.state is None:
+            raise TclkError("tclk: the offer record does not open a contract")
+        before = self._state.status if self._state is not None else None
+        self._state, self._steps = fold.state, tuple(fold.steps)
+        return before != self._state.status
+
+    def ingest_accept(self, record: TranscriptRecord) -> bool:
+        """Take the board's accept for our offer (the first valid one wins, as in the fold)."""
+        if self.accept_record is not None:
+            return False
+        self.accept_record = record
+        changed = self._refold()
+        if self.state.status == "proposed":
+            self.accept_record = None  # the fold refused it; keep looking
+            self._refold()
+            return False
+        self._announce(changed)
+        return True
+
+    def ingest_room(self, records: list[TranscriptRecord]) -> bool:
+        known = {(r.seq, r.line) for r in self.room_records}
+        fresh = [r for r in records if (r.seq, r.line) not in known]
+        if not fresh:
+            return False
+        self.room_records.extend(fresh)
+        changed = self._refold()
+        self._announce(changed)
+        return True
+
+    def ingest_board_cancel(self, record: TranscriptRecord) -> bool:
+        """A cancel for a still-proposed offer arrives on the board, not in a deal room."""
+        if self.state.status != "proposed":
+            return False
+        self.room_records.append(record)
+        changed = self._refold()
+        if not changed:
+            self.room_records.remove(record)
+            self._refold()
+        self._announce(changed)
+        return changed
+
+    def _announce(self, changed: bool) -> None:
+        last = self._steps[-1] if self._steps else None
+        self.ctx.events.publish(DealAdvanced(
+            deal_id=self.deal_id, status=self.state.status,
+            reason=None if last is None or last.ok else last.reason))
+
+    # -- views --------------------------------------------------------------------------------
+
+    def counterparty(self) -> str | None:
+        other = self.state.payee_did if self.role == "payer" else self.state.payer_did
+        return other
+
+    def actions(self) -> frozenset[str]:
+        status = self.state.status
+        acts = set(ACTIONS_BY_STATUS.get((status, self.role), set()))
+        if status == "proposed" and self.offer["from"] != self.ctx.did:
+            acts.discard("cancel")  # only the offerer may cancel a proposed offer
+        if status in ("claimed", "refunded") or (status == "cancelled" and self.state.contract):
+            acts.add("receipt")
+        return frozenset(acts)
+
+    def view(self) -> DealView:
+        now = self.ctx.now_ms()
+        state = self.state
+        records = []
+        for record, step in zip(self._records(), self._steps, strict=False):
+            frame = try_decode_frame(record.line)
+            records.append(RecordView(
+                room=record.room, seq=record.seq, ts_ms=record.timestamp_ms,
+                sender=record.sender, verified=verify_transcript_record(record).ok,
+                type=frame.get("type") if frame else None,
+                summary=describe_frame(frame) if frame else record.line[:120],
+                ok=step.ok, reason=step.reason, mine=record.sender == self.ctx.did))
+        timeline = []
+        for record, step in zip(self._records(), self._steps, strict=False):
+            if step.ok and step.type in ("offer", "accept", "lock", "reveal", "refund",
+                                         "cancel"):
+                status = {"offer": "proposed", "accept": "accepted", "lock": "locked",
+                          "reveal": "claimed", "refund": "refunded",
+                          "cancel": "cancelled"}[step.type]
+                timeline.append(TimelineEntry(status=status, ts_ms=record.timestamp_ms,
+                                              by=record.sender))
+        rail = self.ctx.rails.get(state.rail or "")
+        note = ""
+        for record in reversed(self.room_records):
+            frame = try_decode_frame(record.line)
+            if frame and frame.get("type") == "heartbeat" and record.sender != self.ctx.did:
+                note = frame.get("note", "")
+                break
+        return DealView(
+            deal_id=self.deal_id, contract=state.contract, role=self.role,
+            status=state.status, amount=self.offer["amount"], asset=self.offer["asset"],
+            lock=self.offer["lock"], rail=state.rail, rail_ref=state.rail_ref,
+            rails=tuple(self.offer["rails"]), counterparty=self.counterparty(),
+            room=self.room,
+            deadlines=deal_deadlines(self.offer, state.status, self.role, now,
+                                     self.offer_record.timestamp_ms),
+            actions=self.actions(), records=tuple(records), timeline=tuple(timeline),
+            secret_held=self.ctx.secrets.deal_secret(self.deal_id) is not None,
+            rail_moves_value=bool(rail.moves_value) if rail is not None else False,
+            note=note)
+
+    # -- lock verification (payee) -------------------------------------------------------------
+
+    def terms(self) -> LockTerms:
+        return lock_terms(self.state)
+
+    async def check_lock(self) -> LockCheck | None:
+        """Ask the rail whether the announced lock exists with exactly our terms."""
+        state = self.state
+        if state.status != "locked" or state.rail is None or state.rail_ref is None:
+            return self.lock_check
+        check = LockCheck(rail=state.rail, ref=state.rail_ref)
+        rail = self._rail_for(state.rail)
+        if rail is None:
+            check.verified, check.detail = False, f"this wallet has no {state.rail} rail"
+        else:
+            try:
+                ok = await rail.verify_lock(self.terms(), state.rail_ref)
+            except Exception as exc:  # a rail transport failure is "not verified", never yes
+                ok, check.detail = False, f"rail check failed: {exc}"
+            else:
+                check.detail = ("lock verified with matching terms" if ok else
+                                "the rail holds no lock with these terms under that ref")
+            check.verified = ok
+        if state.presig is not None and state.payer_key and state.statement:
+            check.presig_ok = verify_pre_signature(
+                state.payer_key, "0x" + claim_message(state.contract).hex(), state.statement,
+                state.presig)
+        self.lock_check = check
+        return check
+
+    def _rail_for(self, rail_id: str):
+        if rail_id in self.ctx.rails:
+            return self.ctx.rails[rail_id]
+        for canonical, rail in self.ctx.rails.items():
+            if rail_in_offer([rail_id], canonical):
+                return rail
+        return None
+
+    # -- gates ---------------------------------------------------------------------------------
+
+    def _request(self, action, facts, blockers, *, late=False, code=None) -> GateRequest:
+        return GateRequest(action=action, deal_id=self.deal_id, contract=self.state.contract,
+                           facts=tuple(facts), blockers=tuple(blockers), late=late,
+                           confirm_code=code, created_ms=self.ctx.now_ms(),
+                           token=_secrets.token_hex(8))
+
+    def _time_facts(self, now: int) -> list[GateFact]:
+        o = self.offer
+        return [
+            GateFact("time to claimByMs", None if now < o["claimByMs"] else False,
+                     _ms_text(o["claimByMs"] - now)),
+            GateFact("time to refundAfterMs", None if now < o["refundAfterMs"] else False,
+                     _ms_text(o["refundAfterMs"] - now)),
+        ]
+
+    def request_lock(self, rail: str | None = None) -> GateRequest:
+        state, now = self.state, self.ctx.now_ms()
+        facts: list[GateFact] = []
+        blockers: list[str] = []
+        if self.role != "payer":
+            blockers.append("only the payer locks")
+        if state.status != "accepted":
+            blockers.append(f"the contract is {state.status}, not accepted")
+        chosen = rail or self._default_rail()
+        if chosen is None:
+            blockers.append("no offered rail is available in this wallet")
+        else:
+            offered = rail_in_offer(self.offer["rails"], chosen)
+            facts.append(GateFact("rail offered", offered, chosen))
+            if not offered:
+                blockers.append(f"rail {chosen} was not offered")
+            rail_obj = self._rail_for(chosen)
+            if rail_obj is None:
+                blockers.append(f"this wallet has no {chosen} rail")
+            else:
+                facts.append(GateFact("settles value", None, "yes" if rail_obj.moves_value else
+                                      "NO: rehearsal rail, settles nothing"))
+        facts.append(GateFact("amount", None, f"{self.offer['amount']} {self.offer['asset']}"))
+        facts.append(GateFact("payee", None, short(state.payee_did)))
+        facts += self._time_facts(now)
+        if now >= self.offer["refundAfterMs"]:
+            blockers.append("the refund window is already open")
+        elif now >= self.offer["claimByMs"]:
+            facts.append(GateFact("payee claim window", False,
+                                  "already past claimByMs: the payee could only reveal late"))
+        req = self._request("lock", facts, blockers)
+        return _with_rail(req, chosen)
+
+    def _default_rail(self) -> str | None:
+        for rail_id in self.offer["rails"]:
+            if self._rail_for(rail_id) is not None:
+                return rail_id
+        return None
+
+    def request_reveal(self) -> GateRequest:
+        state, now = self.state, self.ctx.now_ms()
+        facts: list[GateFact] = []
+        blockers: list[str] = []
+        if self.role != "payee":
+            blockers.append("only the payee reveals")
+        if state.status != "locked":
+            blockers.append(f"the contract is {state.status}, not locked")
+        check = self.lock_check
+        if check is None or check.ref != state.rail_ref:
+            facts.append(GateFact("lock on the rail", False, "not verified yet"))
+            blockers.append("the lock has not been verified on the rail")
+        else:
+            facts.append(GateFact(f"lock on {check.rail}", check.verified, check.detail))
+            if not check.verified:
+                blockers.append(f"lock not verified on the rail: {check.detail}")
+            if check.presig_ok is False:
+                facts.append(GateFact("adaptor pre-signature", False,
+                                      "does not verify against the payer's payment key"))
+                blockers.append("the payer's pre-signature does not verify")
+            elif check.presig_ok:
+                facts.append(GateFact("adaptor pre-signature", True, "verifies"))
+        if state.statement:
+            facts.append(GateFact("statement", None, state.statement[:18] + "…"))
+        facts.append(GateFact("amount", None, f"{self.offer['amount']} {self.offer['asset']}"))
+        facts.append(GateFact("payer", None, short(state.payer_did)))
+        secret = self.ctx.secrets.deal_secret(self.deal_id)
+        holds = secret is not None and state.statement is not None and verify_secret(
+            self.offer["lock"], state.statement, secret)
+        facts.append(GateFact("secret in the vault opens the statement", holds,
+                              "yes" if holds else "no"))
+        if not holds:
+            blockers.append("the vault holds no secret that opens the statement")
+        facts += self._time_facts(now)
+        late = False
+        if now >= self.offer["refundAfterMs"]:
+            blockers.append("the refund window is open: a reveal now races the payer's refund")
+        elif now >= self.offer["claimByMs"]:
+            late = True
+        code = state.contract[2:6] if state.contract else None
+        return self._request("reveal", facts, blockers, late=late, code=code)
+
+    def request_cancel(self) -> GateRequest:
+        state = self.state
+        blockers: list[str] = []
+        if state.status not in ("proposed", "accepted"):
+            blockers.append(f"cannot cancel a {state.status} contract")
+        if state.status == "proposed" and self.offer["from"] != self.ctx.did:
+            blockers.append("only the offerer may cancel a proposed offer")
+        facts = [GateFact("status", None, state.status)]
+        if state.status == "accepted":
+            facts.append(GateFact("counterparty", None,
+                                  f"{short(self.counterparty())} may be locking right now"))
+        return self._request("cancel", facts, blockers)
+
+    def request_refund(self) -> GateRequest:
+        state, now = self.state, self.ctx.now_ms()
+        blockers: list[str] = []
+        if self.role != "payer":
+            blockers.append("only the payer refunds")
+        if state.status != "locked":
+            blockers.append(f"the contract is {state.status}, not locked")
+        if now < self.offer["refundAfterMs"]:
+            blockers.append("the refund window is not open yet")
+        facts = [GateFact("rail", None, f"{state.rail} ref {state.rail_ref}"),
+                 *self._time_facts(now)]
+        return self._request("refund", facts, blockers)
+
+    async def confirm(self, request: GateRequest, *, typed_code: str | None = None,
+                      acknowledge_late: bool = False) -> DealView:
+        """Perform a gated action after re-checking every fact now."""
+        if request.deal_id != self.deal_id:
+            raise GateRefused("this confirmation belongs to another deal")
+        if request.action == "reveal":
+            await self.check_lock()
+            fresh = self.request_reveal()
+        elif request.action == "lock":
+            fresh = _with_rail(self.request_lock(_rail_of(request)), _rail_of(request))
+        elif request.action == "cancel":
+            fresh = self.request_cancel()
+        elif request.action == "refund":
+            fresh = self.request_refund()
+        else:
+            raise GateRefused(f"{request.action} is not a deal action")
+        if fresh.blockers:
+            raise GateRefused("; ".join(fresh.blockers))
+        if fresh.confirm_code is not None and (typed_code or "").strip().lower() != \
+                fresh.confirm_code:
+            raise GateRefused(f"type {fresh.confirm_code} (the first 4 hex of the contract id) "
+                              "to confirm")
+        if fresh.late and not acknowledge_late:
+            raise GateRefused("the reveal is late (past claimByMs): acknowledge the risk first")
+        await getattr(self, f"_do_{request.action}")(fresh)
+        return self.view()
+
+    # -- the actions ---------------------------------------------------------------------------
+
+    async def _post(self, room: str, frame: dict) -> None:
+        # A reveal's secret is handed over separately so the outbox journals a placeholder.
+        await self.ctx.publisher.publish(room, encode_frame(frame), deal_id=self.deal_id,
+                                         secret=frame.get("secret"))
+
+    async def _do_lock(self, request: GateRequest) -> None:
+        rail_id = _rail_of(request)
+        rail = self._rail_for(rail_id)
+        terms = self.terms()
+        if await _safe_verify(rail, terms, terms.contract):
+            ref = terms.contract  # locked before a crash: announce it, never lock twice
+        else:
+            ref = await rail.lock(terms)
+        frame = {"type": "lock", "from": self.ctx.did, "contract": terms.contract,
+                 "rail": rail_id, "ref": ref}
+        if self.offer["lock"] == "point":
+            sk = self.ctx.secrets.payment_secret_key(self.deal_id)
+            presig = pre_sign(sk, "0x" + claim_message(terms.contract).hex(), terms.statement)
+            if presig is None:
+                raise GateRefused("could not pre-sign the claim message")
+            frame["presig"] = presig
+        await self._post(self.room, frame)
+
+    async def _do_reveal(self, request: GateRequest) -> None:
+        state = self.state
+        secret = self.ctx.secrets.deal_secret(self.deal_id)
+        rail = self._rail_for(state.rail)
+        try:
+            await rail.claim(state.rail_ref, secret)
+        except TclkError as exc:
+            if "claimed" not in str(exc):  # a claim that landed before a crash is fine
+                raise GateRefused(f"the rail refused the claim: {exc}") from None
+        frame = {"type": "reveal", "from": self.ctx.did, "contract": state.contract,
+                 "ref": state.rail_ref, "secret": secret}
+        await self._post(self.room, frame)
+
+    async def _do_refund(self, request: GateRequest) -> None:
+        state = self.state
+        rail = self._rail_for(state.rail)
+        try:
+            await rail.refund(state.rail_ref)
+        except TclkError as exc:
+            if "refunded" not in str(exc):
+                raise GateRefused(f"the rail refused the refund: {exc}") from None
+        frame = {"type": "refund", "from": self.ctx.did, "contract": state.contract,
+                 "ref": state.rail_ref}
+        await self._post(self.room, frame)
+
+    async def _do_cancel(self, request: GateRequest) -> None:
+        state = self.state
+        if state.status == "proposed":
+            frame = {"type": "cancel", "from": self.ctx.did, "contract": self.deal_id}
+            await self._post(OFFER_ROOM, frame)
+        else:
+            frame = {"type": "cancel", "from": self.ctx.did, "contract": state.contract}
+            await self._post(self.room, frame)
+
+    async def heartbeat(self, note: str | None = None) -> DealView:
+        if "heartbeat" not in self.actions():
+            raise GateRefused(f"no heartbeat in status {self.state.status}")
+        frame = {"type": "heartbeat", "from": self.ctx.did, "contract": self.state.contract,
+                 "nonce": _secrets.token_hex(8)}
+        if note:
+            frame["note"] = note
+        await self._post(self.room, frame)
+        return self.view()
+
+    async def receipt(self) -> DealView:
+        if "receipt" not in self.actions():
+            raise GateRefused(f"no receipt in status {self.state.status}")
+        state = self.state
+        frame = {"type": "receipt", "from": self.ctx.did, "contract": state.contract,
+                 "outcome": state.status}
+        if state.status != "cancelled":
+            frame["rail"], frame["ref"] = state.rail, state.rail_ref
+        await self._post(self.room, frame)
+        self.ctx.events.publish(Notice("info", f"receipt posted: {state.status}",
+                                       deal_id=self.deal_id))
+        return self.view()
+
+
+async def _safe_verify(rail, terms: LockTerms, ref: str) -> bool:
+    try:
+        return bool(await rail.verify_lock(terms, ref))
+    except Exception:
+        return False
+
+
+def _with_rail(request: GateRequest, rail: str | None) -> GateRequest:
+    """Carry the chosen rail inside the request (as a fact) so confirm locks on that rail."""
+    if rail is None or any(f.label == "chosen rail" for f in request.facts):
+        return request
+    facts = (GateFact("chosen rail", None, rail), *request.facts)
+    return GateRequest(action=request.action, deal_id=request.deal_id,
+                       contract=request.contract, facts=facts, blockers=request.blockers,
+                       late=request.late, confirm_code=request.confirm_code,
+                       created_ms=request.created_ms, token=request.token)
+
+
+def _rail_of(request: GateRequest) -> str | None:
+    for fact in request.facts:
+        if fact.label == "chosen rail":
+            return fact.detail
+    return None
+
+
+def _ms_text(ms: int) -> str:
+    if ms <= 0:
+        return "passed"
+    s = ms // 1000
+    h, rem = divmod(s, 3600)
+    m, s = divmod(rem, 60)
+    return f"{h}h{m:02d}m{s:02d}s" if h else f"{m}m{s:02d}s"
+
+
+def payment_public_key(secret_key_hex: str) -> str:
+    key = get_public_key(secret_key_hex)
+    if key is None:
+        raise TclkError("tclk: derived payment key is not a valid scalar")
+    return key

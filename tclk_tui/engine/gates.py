@@ -1,0 +1,54 @@
+"""Gates: every consequential action is a request stating the facts, then a confirmation.
+
+The engine re-checks every fact at `confirm` time, whatever face calls it, so a modal, a CLI
+flag or an agent policy can only say yes to what the engine already allows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+GateAction = Literal["lock", "reveal", "cancel", "refund", "seed-backup", "secret-reveal"]
+
+
+class GateRefused(Exception):
+    """The engine refused a gated action; `reason` is for the operator."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True, slots=True)
+class GateFact:
+    """One fact the operator should see before confirming.
+
+    `ok` is True (fine), False (blocks the action) or None (informational / a warning).
+    """
+
+    label: str
+    ok: bool | None
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class GateRequest:
+    action: GateAction
+    deal_id: str
+    contract: str | None
+    facts: tuple[GateFact, ...]
+    # Reasons the engine will refuse; empty means `confirm` may proceed.
+    blockers: tuple[str, ...] = ()
+    # True when the action is allowed but late (reveal past claimByMs): confirm needs
+    # `acknowledge_late=True`.
+    late: bool = False
+    # What the operator must type to confirm (first 4 hex of the contract id for a reveal),
+    # or None when a plain yes is enough.
+    confirm_code: str | None = None
+    created_ms: int = 0
+    token: str = field(default="", compare=False)
+
+    @property
+    def allowed(self) -> bool:
+        return not self.blockers

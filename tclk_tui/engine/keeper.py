@@ -1,0 +1,87 @@
+"""The vault as the deals see it: which secret belongs to which deal, and payment keys.
+
+A deal's secret is derived from the profile's master seed and the deal's public facts (offer id
+and the nonce that minted it), so one seed backup restores every live secret; the vault also
+caches each derived value so a lost seed never strands a live deal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tclk_tui.protocol.adaptor import get_public_key
+from tclk_tui.protocol.locks import hash_lock_from_preimage, point_lock_from_witness
+from tclk_tui.vault.seed import Vault
+
+
+@dataclass(frozen=True, slots=True)
+class SecretPlan:
+    """Where a deal's secret comes from: never the secret itself, so it may be journaled."""
+
+    offer_id: str
+    nonce: str  # the nonce that minted it (our accept nonce, or our offer nonce)
+    lock: str  # hash | point
+
+    def to_dict(self) -> dict[str, str]:
+        return {"offer_id": self.offer_id, "nonce": self.nonce, "lock": self.lock}
+
+
+@dataclass(frozen=True, slots=True)
+class PaymentKeyPlan:
+    offer_id: str | None  # None for the maker of an offer (the offer id hashes the key)
+    nonce: str
+
+    def to_dict(self) -> dict[str, str | None]:
+        return {"offer_id": self.offer_id, "nonce": self.nonce}
+
+
+class VaultKeeper:
+    """Derives, stores and finds deal secrets; implements the deals' SecretSource."""
+
+    def __init__(self, vault: Vault) -> None:
+        self.vault = vault
+        self._secret_plans: dict[str, SecretPlan] = {}
+        self._key_plans: dict[str, PaymentKeyPlan] = {}
+
+    def __repr__(self) -> str:
+        return f"VaultKeeper({self.vault.describe()!r})"
+
+    def plan_secret(self, deal_id: str, plan: SecretPlan) -> None:
+        self._secret_plans[deal_id] = plan
+
+    def plan_payment_key(self, deal_id: str, plan: PaymentKeyPlan) -> None:
+        self._key_plans[deal_id] = plan
+
+    def mint(self, plan: SecretPlan) -> str:
+        """Derive the deal secret, write it durably to the vault, return its statement."""
+        if plan.lock == "hash":
+            secret = self.vault.derive_preimage(plan.offer_id, plan.nonce)
+            return hash_lock_from_preimage(secret.reveal()).hash
+        secret = self.vault.derive_witness(plan.offer_id, plan.nonce)
+        return point_lock_from_witness(secret.reveal()).statement
+
+    def payment_public_key(self, plan: PaymentKeyPlan) -> str:
+        key = get_public_key("0x" + self.vault.derive_payment_key(plan.offer_id, plan.nonce).hex())
+        assert key is not None  # derive_scalar only yields scalars in [1, n)
+        return key
+
+    # -- SecretSource ---------------------------------------------------------------------------
+
+    def deal_secret(self, deal_id: str) -> str | None:
+        plan = self._secret_plans.get(deal_id)
+        if plan is None:
+            return None
+        if plan.lock == "hash":
+            return "0x" + self.vault.derive_preimage(plan.offer_id, plan.nonce).hex()
+        return "0x" + self.vault.derive_witness(plan.offer_id, plan.nonce).hex()
+
+    def payment_secret_key(self, deal_id: str) -> str:
+        plan = self._key_plans[deal_id]
+        return "0x" + self.vault.derive_payment_key(plan.offer_id, plan.nonce).hex()
+
+    def statement_of(self, deal_id: str) -> str | None:
+        plan = self._secret_plans.get(deal_id)
+        return None if plan is None else self.mint(plan)
+
+    def held(self) -> dict[str, SecretPlan]:
+        return dict(self._secret_plans)

@@ -1,0 +1,142 @@
+"""Read-only views the engine hands to faces: plain frozen values, no secrets, no I/O.
+
+Faces render these and never derive protocol facts themselves; every field a pane shows is
+computed here or below.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from tclk_tui.engine.events import DangerLevel
+
+OfferStatus = Literal["open", "accepted", "expired", "cancelled", "mine"]
+
+
+@dataclass(frozen=True, slots=True)
+class OfferRow:
+    offer_id: str
+    sender: str
+    role: str  # the sender's role: payer or payee
+    amount: str
+    asset: str
+    lock: str  # hash | point
+    rails: tuple[str, ...]
+    claim_by_ms: int
+    refund_after_ms: int
+    expires_ms: int
+    status: str  # open | accepted | expired | cancelled
+    capability: tuple[str, ...] | None  # rails from the sender's DID note, a routing hint only
+    mine: bool
+    seq: int
+    ts_ms: int
+    job: str = ""  # "<proto>:<id>" or ""
+    line: str = ""  # the exact signed line
+
+
+@dataclass(frozen=True, slots=True)
+class BoardQuery:
+    text: str = ""
+    asset: str | None = None
+    rail: str | None = None
+    lock: str | None = None
+    role: str | None = None
+    status: str | None = "open"
+    sort: str = "expires_ms"  # any OfferRow field name
+    descending: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class RecordView:
+    """One signed record of a deal's transcript, with what the fold made of it."""
+
+    room: str
+    seq: int
+    ts_ms: int
+    sender: str
+    verified: bool
+    type: str | None
+    summary: str  # the decoded frame in plain words (untrusted parts quoted literally)
+    ok: bool
+    reason: str | None
+    mine: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Deadlines:
+    now_ms: int
+    expires_ms: int
+    claim_by_ms: int
+    refund_after_ms: int
+    last_safe_ms: int  # the moment after which the next action for this side is unsafe
+    last_safe_what: str  # what must happen before last_safe_ms
+    level: DangerLevel
+
+
+@dataclass(frozen=True, slots=True)
+class TimelineEntry:
+    status: str
+    ts_ms: int
+    by: str
+
+
+@dataclass(frozen=True, slots=True)
+class DealView:
+    deal_id: str  # the offer id: stable from the moment the offer exists
+    contract: str | None
+    role: str  # our side: payer | payee | observer
+    status: str
+    amount: str
+    asset: str
+    lock: str
+    rail: str | None
+    rail_ref: str | None
+    rails: tuple[str, ...]
+    counterparty: str | None
+    room: str | None
+    deadlines: Deadlines
+    actions: frozenset[str]  # accept, lock, reveal, refund, cancel, heartbeat, receipt
+    records: tuple[RecordView, ...]
+    timeline: tuple[TimelineEntry, ...]
+    secret_held: bool
+    rail_moves_value: bool
+    note: str = ""  # last heartbeat note from the counterparty, untrusted
+
+
+@dataclass(frozen=True, slots=True)
+class FieldProblem:
+    field: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class OfferDraft:
+    """What the operator typed into the offer form; the engine validates and builds."""
+
+    role: str = "payer"
+    amount: str = ""
+    asset: str = ""
+    lock: str = "hash"
+    rails: str = ""  # comma-separated, normalised by the engine
+    claim_in_s: str = "3600"
+    refund_gap_s: str = "3600"
+    expires_in_s: str = "600"
+    job: str = ""  # optional "proto:id"
+
+
+@dataclass(frozen=True, slots=True)
+class VaultStatus:
+    backend: str
+    healthy: bool
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class HeldSecret:
+    """A secret the vault holds, by name and public statement: never the value."""
+
+    name: str
+    deal_id: str
+    kind: str  # preimage | witness | payment-key | master
+    statement: str | None
