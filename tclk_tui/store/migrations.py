@@ -1,0 +1,152 @@
+"""Schema versions of the journal and the code that moves a file between them.
+
+Each migration runs inside one `BEGIN IMMEDIATE` transaction together with its row in
+`schema_version` (SQLite DDL is transactional), so a crash or a failing statement leaves the file
+at the previous version, and two processes opening a fresh file at once cannot both migrate it.
+Migrations are append-only: a released one is never edited, a change is a new version.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tclk_tui.store.errors import MigrationError, SchemaTooNew
+
+
+@dataclass(frozen=True)
+class Migration:
+    version: int
+    description: str
+    statements: tuple[str, ...]
+
+
+_V1 = (
+    """CREATE TABLE identities (
+        did TEXT PRIMARY KEY CHECK (did LIKE 'did:%'),
+        label TEXT,
+        created_ms INTEGER NOT NULL
+    )""",
+    """CREATE TABLE deals (
+        id INTEGER PRIMARY KEY,
+        offer_id TEXT NOT NULL,
+        contract_id TEXT UNIQUE,
+        role TEXT NOT NULL,
+        status TEXT NOT NULL,
+        room TEXT,
+        terms_json TEXT NOT NULL,
+        created_ms INTEGER NOT NULL,
+        updated_ms INTEGER NOT NULL
+    )""",
+    "CREATE INDEX deals_by_offer ON deals (offer_id)",
+    "CREATE INDEX deals_by_status ON deals (status)",
+    """CREATE TABLE records (
+        id INTEGER PRIMARY KEY,
+        room TEXT NOT NULL,
+        generation INTEGER NOT NULL,
+        seq INTEGER NOT NULL,
+        ts_ms INTEGER NOT NULL,
+        sender TEXT NOT NULL,
+        nonce TEXT,
+        sig TEXT,
+        line TEXT NOT NULL,
+        received_ms INTEGER NOT NULL,
+        UNIQUE (room, generation, seq),
+        UNIQUE (room, sender, nonce)
+    )""",
+    """CREATE TABLE room_cursors (
+        room TEXT PRIMARY KEY,
+        generation INTEGER NOT NULL,
+        seq INTEGER NOT NULL,
+        updated_ms INTEGER NOT NULL
+    )""",
+    """CREATE TABLE outbox (
+        id INTEGER PRIMARY KEY,
+        room TEXT NOT NULL,
+        text TEXT NOT NULL,
+        nonce TEXT,
+        state TEXT NOT NULL CHECK (state IN ('pending', 'posted', 'confirmed', 'failed')),
+        attempts INTEGER NOT NULL DEFAULT 0,
+        last_error TEXT,
+        deal_id INTEGER REFERENCES deals (id),
+        secret_ref TEXT,
+        created_ms INTEGER NOT NULL,
+        updated_ms INTEGER NOT NULL
+    )""",
+    "CREATE INDEX outbox_by_state ON outbox (state, id)",
+    """CREATE TABLE nonce_counters (
+        did TEXT NOT NULL,
+        room TEXT NOT NULL,
+        nonce TEXT NOT NULL,
+        updated_ms INTEGER NOT NULL,
+        PRIMARY KEY (did, room)
+    )""",
+    """CREATE TABLE settings (
+        key TEXT PRIMARY KEY,
+        value TEXT NOT NULL,
+        updated_ms INTEGER NOT NULL
+    )""",
+)
+
+MIGRATIONS: tuple[Migration, ...] = (Migration(1, "initial schema", _V1),)
+LATEST_VERSION = MIGRATIONS[-1].version
+
+_VERSION_TABLE = """CREATE TABLE IF NOT EXISTS schema_version (
+    version INTEGER PRIMARY KEY,
+    description TEXT NOT NULL,
+    applied_ms INTEGER NOT NULL
+)"""
+
+
+def check_sequence(migrations: Sequence[Migration]) -> None:
+    for expected, migration in enumerate(migrations, start=1):
+        if migration.version != expected:
+            raise MigrationError(
+                f"migration list must run 1, 2, 3, ... without gaps; found version "
+                f"{migration.version} where {expected} belongs"
+            )
+
+
+def current_version(conn: sqlite3.Connection) -> int:
+    exists = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'"
+    ).fetchone()
+    if exists is None:
+        return 0
+    row = conn.execute("SELECT MAX(version) FROM schema_version").fetchone()
+    return int(row[0]) if row and row[0] is not None else 0
+
+
+def migrate(
+    conn: sqlite3.Connection, now_ms: int, migrations: Sequence[Migration] = MIGRATIONS
+) -> int:
+    """Bring `conn` (autocommit mode) to the last version in `migrations`; return that version."""
+    check_sequence(migrations)
+    latest = migrations[-1].version if migrations else 0
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        conn.execute(_VERSION_TABLE)
+        version = current_version(conn)
+        if version > latest:
+            raise SchemaTooNew(
+                f"this journal is at schema version {version}, newer than the {latest} this "
+                "build knows; refusing to open it (upgrade tclk-tui)"
+            )
+        for migration in migrations[version:]:
+            try:
+                for statement in migration.statements:
+                    conn.execute(statement)
+            except sqlite3.Error as exc:
+                raise MigrationError(
+                    f"migration {migration.version} ({migration.description}) failed: {exc}"
+                ) from None
+            conn.execute(
+                "INSERT INTO schema_version (version, description, applied_ms) VALUES (?, ?, ?)",
+                (migration.version, migration.description, now_ms),
+            )
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    return max(version, latest)

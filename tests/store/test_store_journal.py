@@ -1,0 +1,135 @@
+import threading
+
+import pytest
+
+from tclk_tui.store import (
+    DealRow,
+    IdentityRow,
+    Journal,
+    JournalClosed,
+    NotFound,
+    RoomCursor,
+    StoreError,
+)
+
+OFFER = "0x" + "d0" * 32
+CONTRACT = "0x" + "27" * 32
+TERMS = {"amount": "1000000", "asset": "FLOP", "lock": "hash", "claimByMs": 1756703600000}
+
+
+def test_identities_are_public_and_idempotent(journal, clock):
+    row = journal.add_identity("did:key:z6Mkabc", "trading desk")
+    assert row == IdentityRow("did:key:z6Mkabc", "trading desk", clock.now)
+    clock.now += 5
+    again = journal.add_identity("did:key:z6Mkabc")
+    assert again == row  # label kept, created time kept
+    journal.add_identity("did:key:z6Mkabc", "renamed")
+    assert journal.identities() == [IdentityRow("did:key:z6Mkabc", "renamed", row.created_ms)]
+    with pytest.raises(StoreError):
+        journal.add_identity("not-a-did")
+
+
+def test_deal_lifecycle(journal, clock):
+    deal = journal.add_deal(offer_id=OFFER, role="payer", status="offered", terms=TERMS)
+    assert deal == DealRow(
+        deal.id, OFFER, None, "payer", "offered", None, TERMS, clock.now, clock.now
+    )
+    clock.now += 10
+    updated = journal.update_deal(deal.id, status="accepted", contract_id=CONTRACT, room="d-x")
+    assert (updated.status, updated.contract_id, updated.room) == ("accepted", CONTRACT, "d-x")
+    assert updated.updated_ms == clock.now and updated.created_ms == deal.created_ms
+    assert updated.terms == TERMS
+    assert journal.deal_by_contract(CONTRACT) == updated
+    assert journal.deals_for_offer(OFFER) == [updated]
+    assert journal.get_deal(999) is None
+    journal.update_deal(deal.id, terms={**TERMS, "amount": "5"})
+    assert journal.get_deal(deal.id).terms["amount"] == "5"
+
+
+def test_deal_queries_by_status(journal):
+    a = journal.add_deal(offer_id=OFFER, role="payer", status="offered", terms={})
+    b = journal.add_deal(offer_id=OFFER, role="payee", status="locked", terms={})
+    c = journal.add_deal(offer_id=OFFER, role="payee", status="claimed", terms={})
+    assert [d.id for d in journal.list_deals()] == [a.id, b.id, c.id]
+    assert [d.id for d in journal.list_deals(["locked", "offered"])] == [a.id, b.id]
+    assert journal.list_deals([]) == []
+
+
+def test_contract_ids_are_unique(journal):
+    journal.add_deal(offer_id=OFFER, role="payer", status="s", terms={}, contract_id=CONTRACT)
+    with pytest.raises(StoreError, match="already"):
+        journal.add_deal(offer_id=OFFER, role="payer", status="s", terms={}, contract_id=CONTRACT)
+    other = journal.add_deal(offer_id=OFFER, role="payer", status="s", terms={})
+    with pytest.raises(StoreError, match="another deal"):
+        journal.update_deal(other.id, contract_id=CONTRACT)
+    with pytest.raises(NotFound):
+        journal.update_deal(12345, status="x")
+
+
+def test_terms_must_be_plain_json(journal):
+    for bad in ({"when": object()}, {"x": float("nan")}, {1: "int key"}):
+        with pytest.raises(StoreError):
+            journal.add_deal(offer_id=OFFER, role="payer", status="s", terms=bad)
+    with pytest.raises(StoreError):
+        journal.add_deal(offer_id=OFFER, role="payer", status="s", terms=["not", "a", "map"])
+    assert journal.list_deals() == []
+
+
+def test_settings(journal):
+    assert journal.get_setting("theme") is None
+    assert journal.get_setting("theme", "dark") == "dark"
+    journal.set_setting("theme", "light")
+    journal.set_setting("theme", "high-contrast")
+    journal.set_setting("empty", "")
+    assert journal.settings() == {"empty": "", "theme": "high-contrast"}
+    journal.delete_setting("theme")
+    assert journal.get_setting("theme") is None
+
+
+def test_room_cursors(journal, clock):
+    assert journal.cursor("d-x") is None
+    assert journal.set_cursor("d-x", 2, 17) == RoomCursor("d-x", 2, 17, clock.now)
+    journal.set_cursor("d-x", 3, 1)
+    assert journal.cursor("d-x") == RoomCursor("d-x", 3, 1, clock.now)
+
+
+def test_closed_journal_refuses_calls(tmp_path):
+    journal = Journal(tmp_path / "j.sqlite")
+    journal.close()
+    journal.close()  # idempotent
+    assert journal.closed and "closed" in repr(journal)
+    with pytest.raises(JournalClosed):
+        journal.settings()
+    with pytest.raises(JournalClosed):
+        journal.set_setting("a", "b")
+
+
+def test_data_survives_reopen(tmp_path):
+    path = tmp_path / "j.sqlite"
+    with Journal(path) as journal:
+        deal = journal.add_deal(offer_id=OFFER, role="payer", status="offered", terms=TERMS)
+        journal.set_setting("k", "v")
+    with Journal(path) as journal:
+        assert journal.get_deal(deal.id) == deal
+        assert journal.get_setting("k") == "v"
+
+
+def test_threads_share_one_journal(journal):
+    errors: list[BaseException] = []
+
+    def work(worker: int) -> None:
+        try:
+            for i in range(25):
+                journal.add_deal(offer_id=OFFER, role="payer", status=f"w{worker}", terms={"i": i})
+                journal.nonces.save(f"did:key:w{worker}", "room", i + 1)
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert errors == []
+    assert len(journal.list_deals()) == 100
+    assert all(journal.nonces.load(f"did:key:w{n}", "room") == 25 for n in range(4))
