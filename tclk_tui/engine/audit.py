@@ -1,0 +1,114 @@
+"""Offline audit of exported rooms: verify every record and fold every contract found.
+
+This is what a third party runs on `/export` files alone: no venue, no vault, no clock. The
+board file yields the handshakes; each contract's deal-room file (if given) supplies the rest.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tclk_tui.protocol.codec import try_decode_frame
+from tclk_tui.protocol.errors import TclkError
+from tclk_tui.protocol.naming import OFFER_ROOM, deal_room
+from tclk_tui.protocol.transcript import (
+    TranscriptRecord,
+    check_nonce_order,
+    find_contract_handshake,
+    fold_transcript,
+    parse_transcript_export,
+    verify_transcript_record,
+)
+
+
+@dataclass
+class ContractAudit:
+    contract: str
+    status: str
+    steps: list[tuple[str, int, str | None, bool, str | None]]  # room, seq, type, ok, reason
+
+
+@dataclass
+class AuditReport:
+    files: list[str] = field(default_factory=list)
+    records: int = 0
+    unverified: int = 0
+    problems: list[str] = field(default_factory=list)
+    contracts: list[ContractAudit] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def text(self) -> str:
+        lines = [f"{self.records} records in {len(self.files)} files, "
+                 f"{self.unverified} failed verification"]
+        lines += [f"problem: {p}" for p in self.problems]
+        for c in self.contracts:
+            lines.append(f"contract {c.contract}: {c.status}")
+            for room, seq, kind, ok, reason in c.steps:
+                mark = "ok " if ok else "REJ"
+                lines.append(f"  {mark} {room} #{seq} {kind or '-'}"
+                             + (f": {reason}" if reason else ""))
+        if not self.contracts:
+            lines.append("no authenticated handshake found")
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict:
+        return {"files": self.files, "records": self.records, "unverified": self.unverified,
+                "problems": self.problems, "ok": self.ok,
+                "contracts": [{"contract": c.contract, "status": c.status,
+                               "steps": [{"room": r, "seq": s, "type": t, "ok": o,
+                                          "reason": why} for r, s, t, o, why in c.steps]}
+                              for c in self.contracts]}
+
+
+def _room_of(path: Path) -> tuple[Path, str]:
+    text = str(path)
+    if ":" in text and not Path(text).exists():
+        file_part, _, room = text.rpartition(":")
+        return Path(file_part), room
+    return path, path.name.removesuffix(".jsonl")
+
+
+def audit_exports(paths: list[Path]) -> AuditReport:
+    report = AuditReport()
+    rooms: dict[str, list[TranscriptRecord]] = {}
+    for raw in paths:
+        path, room = _room_of(raw)
+        report.files.append(f"{path} ({room})")
+        try:
+            records = parse_transcript_export(room, path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, TclkError) as exc:
+            report.problems.append(f"{path}: {exc}")
+            continue
+        rooms.setdefault(room, []).extend(records)
+        report.records += len(records)
+        report.unverified += sum(not verify_transcript_record(r).ok for r in records)
+    for violation in check_nonce_order([r for rs in rooms.values() for r in rs]):
+        report.problems.append(
+            f"{violation.room}: nonce of {violation.sender} went backwards at record "
+            f"{violation.index}: the export is not evidence")
+    board = rooms.get(OFFER_ROOM, [])
+    contracts = []
+    for record in board:
+        frame = try_decode_frame(record.line)
+        if frame and frame.get("type") == "accept" and frame["contract"] not in contracts:
+            contracts.append(frame["contract"])
+    for contract in contracts:
+        try:
+            handshake = find_contract_handshake(board, contract)
+        except TclkError as exc:
+            report.problems.append(str(exc))
+            continue
+        if handshake is None:
+            continue
+        fold = fold_transcript([handshake.offer, handshake.accept,
+                                *rooms.get(deal_room(contract), [])])
+        if fold.state is None:
+            continue
+        report.contracts.append(ContractAudit(
+            contract=contract, status=fold.state.status,
+            steps=[(s.room, s.seq, s.type, s.ok, s.reason) for s in fold.steps]))
+    return report
