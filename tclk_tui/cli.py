@@ -294,18 +294,35 @@ def cmd_app(args: argparse.Namespace) -> int:
 # -- parsing ----------------------------------------------------------------------------------
 
 
-def build_parser() -> argparse.ArgumentParser:
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--profile", default=os.environ.get("TCLK_PROFILE", "default"))
-    common.add_argument("--venue", default=os.environ.get("TCLK_VENUE", DEFAULT_VENUE),
-                        help="venue base URL (default %(default)s)")
-    common.add_argument("--home", help="data directory (default: the platform's user data dir)")
-    common.add_argument("--vault", choices=("auto", "keyring", "file"), default="auto")
-    common.add_argument("--passphrase-env", metavar="VAR",
-                        help="environment variable holding the vault file passphrase")
-    common.add_argument("--json", action="store_true", help="machine-readable output")
+def _common(suppress: bool) -> argparse.ArgumentParser:
+    """Options accepted before or after the subcommand.
 
-    parser = argparse.ArgumentParser(prog="tclk-tui", parents=[common],
+    The subcommand's copy has no defaults (SUPPRESS), so an option given before the subcommand
+    is not silently reset by the subparser.
+    """
+
+    def default(value: Any) -> Any:
+        return argparse.SUPPRESS if suppress else value
+
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--profile", default=default(os.environ.get("TCLK_PROFILE", "default")))
+    common.add_argument("--venue", default=default(os.environ.get("TCLK_VENUE", DEFAULT_VENUE)),
+                        help=f"venue base URL (default {DEFAULT_VENUE})")
+    common.add_argument("--home", default=default(None),
+                        help="data directory (default: the platform's user data dir)")
+    common.add_argument("--vault", choices=("auto", "keyring", "file"), default=default("auto"))
+    common.add_argument("--passphrase-env", metavar="VAR", default=default(None),
+                        help="environment variable holding the vault file passphrase")
+    common.add_argument("--json", action="store_true", default=default(False),
+                        help="machine-readable output")
+    return common
+
+
+def build_parser() -> argparse.ArgumentParser:
+    top = _common(suppress=False)
+    common = _common(suppress=True)
+
+    parser = argparse.ArgumentParser(prog="tclk-tui", parents=[top],
                                      description="Terminal wallet for tclk/1 deals.")
     parser.add_argument("--version", action="version", version=f"tclk-tui {__version__}")
     sub = parser.add_subparsers(dest="command")

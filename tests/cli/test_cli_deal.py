@@ -1,0 +1,108 @@
+"""Two wallets in separate processes complete a deal through the headless CLI."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tclk_tui.vault.file_backend import FileVaultBackend
+from tclk_tui.vault.file_format import KdfParams
+from tclk_tui.vault.seed import Vault
+
+PASS_ENV = "TCLK_TEST_VAULT_PASS"
+
+
+def _make_vault(home: Path, profile: str) -> None:
+    """Create the profile's vault file with cheap KDF costs (kept in its header)."""
+    home.mkdir(parents=True, exist_ok=True)
+    backend = FileVaultBackend(home / f"{profile}.vault", passphrase=lambda: "pw",
+                               kdf=KdfParams.minimum())
+    Vault(backend, profile=profile).ensure_seed()
+
+
+async def _cli(venue_url: str, home: Path, profile: str, *args: str) -> tuple[int, str, str]:
+    env = dict(os.environ, **{PASS_ENV: "pw"})
+    env.pop("TCLK_CRASH_AT", None)
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "tclk_tui.cli", "--home", str(home), "--profile", profile,
+        "--venue", venue_url, "--vault", "file", "--passphrase-env", PASS_ENV, *args,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=env)
+    async with asyncio.timeout(60):
+        out, err = await proc.communicate()
+    return proc.returncode, out.decode(), err.decode()
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    for profile in ("alice", "bob"):
+        _make_vault(tmp_path, profile)
+    return tmp_path
+
+
+async def test_cli_hash_lock_deal_on_paper_ends_claimed_and_audits(venue, home, tmp_path):
+    async def run(profile, *args):
+        return await _cli(venue.url, home, profile, *args)
+
+    code, out, err = await run("alice", "offer", "--amount", "1000", "--asset", "FLOP",
+                               "--rails", "paper", "--json")
+    assert code == 0, err
+    offer = json.loads(out)["deal"]
+
+    code, out, err = await run("bob", "board", "--json")
+    assert code == 0, err
+    assert [o["offer"] for o in json.loads(out)["offers"]] == [offer]
+
+    code, out, err = await run("bob", "accept", offer[:12], "--json")
+    assert code == 0, err
+    contract = json.loads(out)["contract"]
+
+    code, out, err = await run("alice", "lock", offer[:12])
+    assert code == 2 and "--yes" in err and "Traceback" not in err
+    code, out, err = await run("alice", "lock", offer[:12], "--yes", "--json")
+    assert code == 0, err
+    assert json.loads(out)["status"] == "locked"
+
+    code, out, err = await run("bob", "reveal", offer[:12])
+    assert code == 2 and "--confirm" in err and "Traceback" not in err
+    code, out, err = await run("bob", "reveal", offer[:12], "--confirm", "00000000")
+    assert code == 2
+    code, out, err = await run("bob", "reveal", offer[:12], "--confirm", contract[2:10],
+                               "--json")
+    assert code == 0, err
+    assert json.loads(out)["status"] == "claimed"
+
+    for profile in ("alice", "bob"):
+        code, out, err = await run(profile, "status", offer[:12], "--json")
+        assert code == 0, err
+        assert json.loads(out)["status"] == "claimed"
+
+    exports = []
+    async with httpx.AsyncClient() as http:
+        for room in ("tclk-offers", "mb-p-tclk-" + contract[2:18]):
+            body = (await http.get(f"{venue.url}/r/{room}/export")).content
+            path = tmp_path / f"{room}.jsonl"
+            path.write_bytes(body)
+            exports.append(str(path))
+    code, out, err = await run("alice", "audit", *exports, "--json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert [c["status"] for c in report["contracts"]] == ["claimed"]
+
+
+async def test_cli_bad_input_is_one_line_never_a_traceback(venue, home):
+    code, out, err = await _cli(venue.url, home, "alice", "offer", "--amount", "01",
+                                "--asset", "FLOP", "--rails", "paperr")
+    assert code == 2
+    assert "amount" in err and "rails" in err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+    code, out, err = await _cli(venue.url, home, "alice", "status", "0xdeadbeef")
+    assert code == 1 and "no deal" in err and "Traceback" not in err
+    code, out, err = await _cli("http://127.0.0.1:9", home, "alice", "board")
+    assert code == 0 or code == 1
+    assert "Traceback" not in err
