@@ -73,6 +73,14 @@ class SettlementRail(Protocol):
         """Return to the payer, only at or after ``refundAfterMs``."""
         ...
 
+    async def claimed_with(self, ref: str) -> str | None:
+        """The secret a completed claim under ``ref`` used, or None when it is not claimed.
+
+        A payee that crashed between claiming on the rail and announcing the reveal asks this
+        on restart: a claim carrying its own secret is its own claim, safe to announce.
+        """
+        ...
+
     def describe(self) -> str:
         """Operator-facing text saying what this rail is and what it can (not) guarantee."""
         ...

@@ -114,6 +114,10 @@ class MemoryRail:
         held = self._locks.get(ref) if isinstance(ref, str) else None
         return None if held is None else held.status
 
+    async def claimed_with(self, ref: str) -> str | None:
+        held = self._locks.get(ref) if isinstance(ref, str) else None
+        return held.secret if held is not None and held.status == "claimed" else None
+
     def claimed_secret(self, ref: str) -> str | None:
         """The secret a claim used, exactly as given; explicit, since reprs never show it."""
         held = self._locks.get(ref) if isinstance(ref, str) else None

@@ -224,6 +224,10 @@ class PaperRail:
         )
         await self._advance(ref, current, refunded)
 
+    async def claimed_with(self, ref: str) -> str | None:
+        record = await self.read(ref)
+        return record.secret if record is not None and record.status == "claimed" else None
+
     async def read(self, ref: str) -> PaperRecord | None:
         """The record as it stands; None when the id is malformed, absent or unparseable."""
         try:

@@ -386,3 +386,21 @@ def test_status_and_claimed_secret_of_nothing_are_none():
     assert rail.status(CONTRACT) is None
     assert rail.claimed_secret(CONTRACT) is None
     assert rail.status(None) is None  # type: ignore[arg-type]
+
+
+async def test_claimed_with_names_the_claiming_secret_only_once_claimed():
+    from tclk_tui.protocol.locks import hash_lock_from_preimage
+    from tclk_tui.protocol.machine import LockTerms
+    from tclk_tui.rails.memory import MemoryRail
+
+    secret = "0x" + "11" * 32
+    terms = LockTerms(contract="0x" + "ab" * 32, lock="hash",
+                      statement=hash_lock_from_preimage(secret).hash, amount="1", asset="FLOP",
+                      payer="did:key:z6Mk" + "f" * 44, payee="did:key:z6Mk" + "g" * 44,
+                      claim_by_ms=2_000, refund_after_ms=3_000)
+    rail = MemoryRail(clock=lambda: 1_000)
+    ref = await rail.lock(terms)
+    assert await rail.claimed_with(ref) is None
+    await rail.claim(ref, secret)
+    assert await rail.claimed_with(ref) == secret
+    assert await rail.claimed_with("0x" + "cd" * 32) is None

@@ -724,3 +724,12 @@ async def test_well_formed_records_read_back(line, expected):
     rail, notes, _ = _rail()
     await notes.set(PAPER_NS, PAPER_KEY, line)
     assert await rail.read(CONTRACT) == expected
+
+
+async def test_claimed_with_reads_the_secret_of_a_claimed_record_only():
+    rail, notes, _clock = _rail(T)
+    assert await rail.claimed_with(CONTRACT) is None
+    await notes.set(PAPER_NS, PAPER_KEY, f"tclkpaper1 locked hash {HASH} {T + 10}")
+    assert await rail.claimed_with(CONTRACT) is None
+    await notes.set(PAPER_NS, PAPER_KEY, f"tclkpaper1 claimed hash {HASH} {T + 10} {PREIMAGE}")
+    assert await rail.claimed_with(CONTRACT) == PREIMAGE
