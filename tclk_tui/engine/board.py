@@ -55,7 +55,7 @@ class OffersBoard:
         self._statements: dict[str, str] = {}
         self._capabilities: dict[str, tuple[str, ...] | None] = {}
         self._rejected: Counter[str] = Counter()
-        self._seen: set[tuple[int, int]] = set()
+        self._seen: set[object] = set()
         self._now_ms = 0
 
     def __len__(self) -> int:
@@ -86,6 +86,15 @@ class OffersBoard:
                 self._rejected[detail] += 1
         return BoardChanged(added=tuple(added), updated=tuple(dict.fromkeys(updated)),
                             rejected=rejected)
+
+    def reject(self, reason: str, key: object) -> BoardChanged:
+        """Count an item that never became a record (unreadable JSON, a torn line), once."""
+        marker = ("unreadable", key)
+        if marker in self._seen:
+            return BoardChanged()
+        self._seen.add(marker)
+        self._rejected[reason] += 1
+        return BoardChanged(rejected=1)
 
     def _ingest_one(self, record: TranscriptRecord) -> tuple[str, str] | None:
         key = (record.seq, hash(record.line))
@@ -207,7 +216,8 @@ class OffersBoard:
     def set_capability(self, did: str, rails: tuple[str, ...] | None) -> BoardChanged:
         """Record the rails a DID note advertises: a routing hint, never proof."""
         self._capabilities[did] = rails
-        changed = [oid for oid, row in self._rows.items() if row.sender == did]
+        changed = [oid for oid, row in self._rows.items()
+                   if row.sender == did and row.capability != rails]
         for oid in changed:
             self._rows[oid] = replace(self._rows[oid], capability=rails)
         return BoardChanged(updated=tuple(changed))

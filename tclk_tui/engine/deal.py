@@ -11,6 +11,7 @@ import hashlib
 import secrets as _secrets
 from dataclasses import dataclass, field
 
+from tclk_tui.engine.crash import crashpoint
 from tclk_tui.engine.deadlines import deal_deadlines
 from tclk_tui.engine.events import DealAdvanced, Notice
 from tclk_tui.engine.gates import GateFact, GateRefused, GateRequest
@@ -96,7 +97,10 @@ class DealSession:
     deal_id: str
     role: str  # our side: payer | payee
     offer_record: TranscriptRecord
-    accept_record: TranscriptRecord | None = None
+    # Accepts and cancels naming the offer, as the board ordered them; then the deal room's
+    # records in room order. Records are kept in venue order whatever order they arrive in (our
+    # own line is read back before the follower delivers what landed just ahead of it).
+    board_records: list[TranscriptRecord] = field(default_factory=list)
     room_records: list[TranscriptRecord] = field(default_factory=list)
     lock_check: LockCheck | None = None
     _state: ContractState | None = None
@@ -120,9 +124,26 @@ class DealSession:
     def room(self) -> str | None:
         return deal_room(self.state.contract) if self.state.contract else None
 
+    @property
+    def accept_record(self) -> TranscriptRecord | None:
+        """The accept the fold took: the first valid one in board order."""
+        for record, step in zip(self.board_records, self._steps[1:], strict=False):
+            if step.ok and step.type == "accept":
+                return record
+        return None
+
+    @property
+    def observer(self) -> bool:
+        """True once the contract exists and this wallet is not one of its two parties (another
+        acceptor's accept came first): it may watch, never act."""
+        state = self.state
+        return state.status != "proposed" and self.ctx.did not in (state.payer_did,
+                                                                    state.payee_did)
+
     def _records(self) -> list[TranscriptRecord]:
-        head = [self.offer_record] + ([self.accept_record] if self.accept_record else [])
-        return head + self.room_records
+        # Board records first: once a contract exists nothing further on the board can move it,
+        # and its room holds only records written after the accept.
+        return [self.offer_record, *self.board_records, *self.room_records]
 
     def _refold(self) -> bool:
         fold = fold_transcript(self._records())
@@ -132,18 +153,21 @@ class DealSession:
         self._state, self._steps = fold.state, tuple(fold.steps)
         return before != self._state.status
 
-    def ingest_accept(self, record: TranscriptRecord) -> bool:
-        """Take the board's accept for our offer (the first valid one wins, as in the fold)."""
-        if self.accept_record is not None:
+    def ingest_board(self, record: TranscriptRecord) -> bool:
+        """An accept or cancel naming our offer; True when it changed the contract's status."""
+        if any((r.seq, r.line) == (record.seq, record.line) for r in self.board_records):
             return False
-        self.accept_record = record
+        self.board_records.append(record)
+        self.board_records.sort(key=lambda r: r.seq)
         changed = self._refold()
-        if self.state.status == "proposed":
-            self.accept_record = None  # the fold refused it; keep looking
-            self._refold()
-            return False
         self._announce(changed)
-        return True
+        return changed
+
+    def ingest_accept(self, record: TranscriptRecord) -> bool:
+        return self.ingest_board(record)
+
+    def ingest_board_cancel(self, record: TranscriptRecord) -> bool:
+        return self.ingest_board(record)
 
     def ingest_room(self, records: list[TranscriptRecord]) -> bool:
         known = {(r.seq, r.line) for r in self.room_records}
@@ -151,21 +175,10 @@ class DealSession:
         if not fresh:
             return False
         self.room_records.extend(fresh)
+        self.room_records.sort(key=lambda r: r.seq)
         changed = self._refold()
         self._announce(changed)
         return True
-
-    def ingest_board_cancel(self, record: TranscriptRecord) -> bool:
-        """A cancel for a still-proposed offer arrives on the board, not in a deal room."""
-        if self.state.status != "proposed":
-            return False
-        self.room_records.append(record)
-        changed = self._refold()
-        if not changed:
-            self.room_records.remove(record)
-            self._refold()
-        self._announce(changed)
-        return changed
 
     def _announce(self, changed: bool) -> None:
         last = self._steps[-1] if self._steps else None
@@ -180,6 +193,8 @@ class DealSession:
         return other
 
     def actions(self) -> frozenset[str]:
+        if self.observer:
+            return frozenset()
         status = self.state.status
         acts = set(ACTIONS_BY_STATUS.get((status, self.role), set()))
         if status == "proposed" and self.offer["from"] != self.ctx.did:
@@ -211,13 +226,15 @@ class DealSession:
                                               by=record.sender))
         rail = self.ctx.rails.get(state.rail or "")
         note = ""
-        for record in reversed(self.room_records):
-            frame = try_decode_frame(record.line)
-            if frame and frame.get("type") == "heartbeat" and record.sender != self.ctx.did:
-                note = frame.get("note", "")
+        for record, step in reversed(list(zip(self._records(), self._steps, strict=False))):
+            # Only a heartbeat the fold accepted (so from a party) and not our own.
+            if step.ok and step.type == "heartbeat" and record.sender != self.ctx.did:
+                frame = try_decode_frame(record.line)
+                note = frame.get("note", "") if frame else ""
                 break
         return DealView(
-            deal_id=self.deal_id, contract=state.contract, role=self.role,
+            deal_id=self.deal_id, contract=state.contract,
+            role="observer" if self.observer else self.role,
             status=state.status, amount=self.offer["amount"], asset=self.offer["asset"],
             lock=self.offer["lock"], rail=state.rail, rail_ref=state.rail_ref,
             rails=tuple(self.offer["rails"]), counterparty=self.counterparty(),
@@ -251,6 +268,9 @@ class DealSession:
             else:
                 check.detail = ("lock verified with matching terms" if ok else
                                 "the rail holds no lock with these terms under that ref")
+                if not ok and await self._claimed_by_us(rail, state.rail_ref):
+                    ok, check.detail = True, ("already claimed on the rail with this wallet's "
+                                              "secret (before a restart): reveal to announce it")
             check.verified = ok
         if state.presig is not None and state.payer_key and state.statement:
             check.presig_ok = verify_pre_signature(
@@ -258,6 +278,20 @@ class DealSession:
                 state.presig)
         self.lock_check = check
         return check
+
+    async def _claimed_by_us(self, rail, ref: str) -> bool:
+        """Our own claim that landed before a crash: the rail says it was claimed with the secret
+        our vault holds (nobody else knows it until we reveal)."""
+        secret = self.ctx.secrets.deal_secret(self.deal_id)
+        statement = self.state.statement
+        if secret is None or statement is None:
+            return False
+        try:
+            claimed = await rail.claimed_with(ref)
+        except Exception:  # a rail that cannot answer has not shown us a claim
+            return False
+        return (isinstance(claimed, str) and claimed.lower() == secret.lower()
+                and verify_secret(self.offer["lock"], statement, secret))
 
     def _rail_for(self, rail_id: str):
         if rail_id in self.ctx.rails:
@@ -270,6 +304,9 @@ class DealSession:
     # -- gates ---------------------------------------------------------------------------------
 
     def _request(self, action, facts, blockers, *, late=False, code=None) -> GateRequest:
+        if self.observer:
+            blockers = ["this wallet is not a party to the contract: another accept came first",
+                        *blockers]
         return GateRequest(action=action, deal_id=self.deal_id, contract=self.state.contract,
                            facts=tuple(facts), blockers=tuple(blockers), late=late,
                            confirm_code=code, created_ms=self.ctx.now_ms(),
@@ -432,7 +469,11 @@ class DealSession:
         if await _safe_verify(rail, terms, terms.contract):
             ref = terms.contract  # locked before a crash: announce it, never lock twice
         else:
-            ref = await rail.lock(terms)
+            try:
+                ref = await rail.lock(terms)
+            except Exception as exc:  # a squatter on a world-writable note, an outage
+                raise GateRefused(f"the rail refused the lock: {exc}") from None
+            crashpoint("after-rail-lock")
         frame = {"type": "lock", "from": self.ctx.did, "contract": terms.contract,
                  "rail": rail_id, "ref": ref}
         if self.offer["lock"] == "point":
@@ -449,6 +490,7 @@ class DealSession:
         rail = self._rail_for(state.rail)
         try:
             await rail.claim(state.rail_ref, secret)
+            crashpoint("after-rail-claim")
         except TclkError as exc:
             if "claimed" not in str(exc):  # a claim that landed before a crash is fine
                 raise GateRefused(f"the rail refused the claim: {exc}") from None

@@ -13,6 +13,8 @@ from tclk_tui.protocol.adaptor import get_public_key
 from tclk_tui.protocol.locks import hash_lock_from_preimage, point_lock_from_witness
 from tclk_tui.vault.seed import Vault
 
+REVEALED_PREFIX = "revealed/"
+
 
 @dataclass(frozen=True, slots=True)
 class SecretPlan:
@@ -85,3 +87,22 @@ class VaultKeeper:
 
     def held(self) -> dict[str, SecretPlan]:
         return dict(self._secret_plans)
+
+    # -- secrets the counterparty revealed ------------------------------------------------------
+
+    def remember_revealed(self, deal_id: str, secret: str) -> None:
+        """Keep a secret the payee published for one of our deals in the vault, not in SQLite.
+
+        The journal holds the reveal record with a placeholder; this is what puts the record
+        back together (and its signature with it) when the journal is read after a restart.
+        """
+        if secret == self.deal_secret(deal_id):
+            return  # our own secret: the vault already holds it
+        name = REVEALED_PREFIX + deal_id
+        raw = bytes.fromhex(secret.removeprefix("0x"))
+        if self.vault.backend.get(name) != raw:
+            self.vault.backend.put(name, raw)
+
+    def revealed_secret(self, deal_id: str) -> str | None:
+        raw = self.vault.backend.get(REVEALED_PREFIX + deal_id)
+        return None if raw is None else "0x" + bytes(raw).hex()

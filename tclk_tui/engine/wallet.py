@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import secrets as _secrets
 import time
 from collections.abc import Callable, Mapping
@@ -22,7 +23,6 @@ from tclk_tui.engine.deadlines import danger_level
 from tclk_tui.engine.deal import DealSession
 from tclk_tui.engine.errors import EngineError
 from tclk_tui.engine.events import (
-    BoardChanged,
     DeadlineWarning,
     EventBus,
     Notice,
@@ -41,13 +41,14 @@ from tclk_tui.engine.views import (
 from tclk_tui.protocol.builders import make_accept, make_offer
 from tclk_tui.protocol.codec import encode_frame, try_decode_frame
 from tclk_tui.protocol.errors import TclkError
-from tclk_tui.protocol.locks import validate_deadlines
+from tclk_tui.protocol.locks import validate_deadlines, verify_secret
 from tclk_tui.protocol.naming import OFFER_ROOM, deal_room
 from tclk_tui.protocol.rails import normalize_rail_ids
-from tclk_tui.protocol.transcript import TranscriptRecord
+from tclk_tui.protocol.transcript import TranscriptRecord, verify_transcript_record
 from tclk_tui.rails.base import SettlementRail
 from tclk_tui.rails.memory import MemoryRail
 from tclk_tui.rails.paper import PaperRail
+from tclk_tui.store import SECRET_PLACEHOLDER
 from tclk_tui.store.journal import Journal
 from tclk_tui.technocore.client import VenueClient
 from tclk_tui.technocore.errors import VenueError
@@ -68,6 +69,7 @@ IDENTITY_ENTRY = "identity-ed25519"
 MIN_CLAIM_WINDOW_MS = 60_000
 MIN_REFUND_GAP_MS = 60_000
 TICK_S = 1.0
+READ_LIMIT = 200
 
 
 def wall_clock_ms() -> int:
@@ -108,6 +110,7 @@ class Wallet:
                          secrets=self.keeper, rails=rails, now_ms=self.now_ms)
         self._deals: dict[str, DealSession] = {}
         self._rows: dict[str, int] = {}
+        self._row_facts: dict[str, tuple] = {}  # what each deal's journal row last said
         self._followers: dict[str, asyncio.Task[None]] = {}
         self._tasks: list[asyncio.Task[None]] = []
         self._levels: dict[str, str] = {}
@@ -149,6 +152,7 @@ class Wallet:
             await wallet.sync()
             for note in await wallet.outbox.recover():
                 wallet.events.publish(Notice("info", note))
+            await wallet._publish_missing_statements()
         except (VenueError, EngineError) as exc:
             wallet._status("offline", str(exc))
         if follow:
@@ -188,6 +192,7 @@ class Wallet:
 
     def _restore(self) -> None:
         """Rebuild deals from the journal: plans, records, and the folds they give."""
+        restored: list[DealSession] = []
         for row in self.journal.list_deals():
             meta = row.terms
             try:
@@ -201,17 +206,36 @@ class Wallet:
                 continue
             deal = DealSession(self._ctx, row.offer_id, row.role, offer_record)
             self._deals[row.offer_id] = deal
-            board = [self._as_transcript(r) for r in self.journal.records(OFFER_ROOM)]
-            self.board.ingest(board, now_ms=self.now_ms())
-            self._route_board(board)
+            restored.append(deal)
+        # The board once (it routes every accept and board cancel), then each deal's room; the
+        # journal row is written last so a settled deal never reads as merely accepted.
+        board = [self._as_transcript(r) for r in self.journal.records(OFFER_ROOM)]
+        self.board.ingest(board, now_ms=self.now_ms())
+        self._route_board(board)
+        for deal in restored:
             if deal.room:
                 deal.ingest_room([self._as_transcript(r) for r in self.journal.records(deal.room)])
+            self._sync_deal_row(deal)
 
-    @staticmethod
-    def _as_transcript(row) -> TranscriptRecord:
-        return TranscriptRecord(room=row.room, seq=row.seq, timestamp_ms=row.ts_ms,
-                                sender=row.sender, nonce=row.nonce, signature=row.sig,
-                                line=row.line)
+    def _as_transcript(self, row) -> TranscriptRecord:
+        """A journaled record as the venue stored it, its reveal secret (if any) put back."""
+        record = TranscriptRecord(room=row.room, seq=row.seq, timestamp_ms=row.ts_ms,
+                                  sender=row.sender, nonce=row.nonce, signature=row.sig,
+                                  line=row.line)
+        deal = self._deal_in_room(row.room) if SECRET_PLACEHOLDER in row.line else None
+        if deal is None:
+            return record
+        for secret in (self.keeper.deal_secret(deal.deal_id),
+                       self.keeper.revealed_secret(deal.deal_id)):
+            if secret is not None:
+                whole = dataclasses.replace(record,
+                                            line=row.line.replace(SECRET_PLACEHOLDER, secret))
+                if verify_transcript_record(whole).ok:
+                    return whole
+        return record  # cannot be put back: it reads as an unverifiable record, never a claim
+
+    def _deal_in_room(self, room: str) -> DealSession | None:
+        return next((d for d in self._deals.values() if d.room == room), None)
 
     def _install_plans(self, deal_id: str, meta: dict) -> None:
         if meta.get("secret_plan"):
@@ -238,15 +262,34 @@ class Wallet:
     def _journal_records(self, records: list[VenueRecord]) -> None:
         for r in records:
             self.journal.add_record(room=r.room, generation=r.generation or 0, seq=r.seq,
-                                    ts_ms=r.timestamp_ms, sender=r.sender, line=r.text,
-                                    nonce=r.nonce, sig=r.sig)
+                                    ts_ms=r.timestamp_ms, sender=r.sender,
+                                    line=self._redacted(r.room, r.text), nonce=r.nonce,
+                                    sig=r.sig)
+
+    def _redacted(self, room: str, line: str) -> str:
+        """The line to journal: a reveal's secret goes to the vault, never to SQLite.
+
+        Published or not, a secret in the journal file outlives every deal; the journal keeps
+        a placeholder and `_as_transcript` restores the exact signed line when reading back.
+        """
+        frame = try_decode_frame(line)
+        if frame is None or frame["type"] != "reveal":
+            return line
+        secret = frame["secret"]
+        deal = self._deal_in_room(room)
+        if deal is not None and deal.state.statement and verify_secret(
+                deal.offer["lock"], deal.state.statement, secret):
+            self.keeper.remember_revealed(deal.deal_id, secret)
+        return line.replace(secret, SECRET_PLACEHOLDER)
 
     # -- reading the venue ----------------------------------------------------------------------
 
     async def sync(self) -> None:
         """Read the board and every live deal room once, whole (export), and fold them in."""
         export = await self.client.export(OFFER_ROOM)
-        self._ingest(OFFER_ROOM, list(export.verified), export.generation)
+        for bad in export.malformed:
+            self._board_reject(bad.reason, bad.seq, bad.raw)
+        self._ingest(OFFER_ROOM, list(export.records), export.generation)
         for deal in list(self._deals.values()):
             if deal.room and not deal.state.terminal:
                 room_export = await self.client.export(deal.room)
@@ -254,10 +297,18 @@ class Wallet:
         await self._check_locks()
         self._status("following" if self._followers else "connecting", "")
 
-    def _ingest(self, room: str, records: list[VenueRecord], generation: int | None) -> None:
+    def _ingest(self, room: str, records: list[VenueRecord], generation: int | None, *,
+                complete: bool = True) -> None:
+        """Journal, then fold in, records of one room in venue order.
+
+        `complete` says nothing unread lies between the journal's cursor and these records, so
+        the cursor may move past them; records at or below the cursor are journaled already.
+        """
         signed = [r for r in records if r.verified]
-        self._journal_records(signed)
-        if signed:
+        cursor = self.journal.cursor(room)
+        done = cursor.seq if cursor is not None and cursor.generation == (generation or 0) else 0
+        self._journal_records([r for r in signed if r.seq > done])
+        if complete and signed and signed[-1].seq > done:
             self.journal.set_cursor(room, generation or 0, signed[-1].seq)
         transcript = [r.transcript for r in signed]
         if room == OFFER_ROOM:
@@ -265,7 +316,8 @@ class Wallet:
                 pending = self._pending_offers.pop(record.line, None)
                 if pending is not None and record.sender == self.did:
                     self._adopt_offer(pending[0], pending[1], record)
-            changed = self.board.ingest(transcript, now_ms=self.now_ms())
+            # The board sees unverified records too, so it can count them by reason.
+            changed = self.board.ingest([r.transcript for r in records], now_ms=self.now_ms())
             if changed.added or changed.updated or changed.rejected:
                 self.events.publish(changed)
             self._route_board(transcript)
@@ -274,6 +326,12 @@ class Wallet:
                 if deal.room == room:
                     deal.ingest_room(transcript)
                     self._sync_deal_row(deal)
+
+    def _board_reject(self, reason: str, seq: int | None, raw: object) -> None:
+        """A board item the venue client could not even read as a record: count it too."""
+        changed = self.board.reject(reason, key=(seq, str(raw)[:256]))
+        if changed.rejected:
+            self.events.publish(changed)
 
     def _route_board(self, transcript: list[TranscriptRecord]) -> None:
         for record in transcript:
@@ -293,14 +351,36 @@ class Wallet:
 
     def _sync_deal_row(self, deal: DealSession) -> None:
         row_id = self._rows.get(deal.deal_id)
-        if row_id is not None:
-            self.journal.update_deal(row_id, status=deal.state.status,
-                                     contract_id=deal.state.contract, room=deal.room)
+        facts = (deal.state.status, deal.state.contract, deal.room)
+        if row_id is not None and self._row_facts.get(deal.deal_id) != facts:
+            self.journal.update_deal(row_id, status=facts[0], contract_id=facts[1], room=facts[2])
+            self._row_facts[deal.deal_id] = facts
 
     async def _on_own_record(self, record: VenueRecord) -> None:
-        """Our own confirmed line: fold it in now rather than waiting for the follower."""
-        self._ingest(record.room, [record], record.generation)
+        """Our own confirmed line: fold it in now rather than waiting for the follower, after
+        whatever the venue ordered before it (a competing accept, the counterparty's cancel)."""
+        earlier = await self._unread_before(record)
+        self._ingest(record.room, [*(earlier or []), record], record.generation,
+                     complete=earlier is not None)
         await self._check_locks()
+
+    async def _unread_before(self, record: VenueRecord) -> list[VenueRecord] | None:
+        """What the venue stored between our cursor and our own line; None if unreadable."""
+        cursor = self.journal.cursor(record.room)
+        generation = record.generation or 0
+        since = cursor.seq if cursor is not None and cursor.generation == generation else 0
+        if record.seq <= since + 1:
+            return []
+        try:
+            view = await self.client.read(record.room, since=since, limit=READ_LIMIT)
+            if view.first_seq is not None and view.first_seq > since + 1:  # more than a page
+                export = await self.client.export(record.room)
+                return [r for r in export.records if since < r.seq < record.seq]
+        except VenueError as exc:
+            self.events.publish(Notice("warning", f"could not read {record.room} before our "
+                                       f"own line: {exc}; the follower will fill it in"))
+            return None
+        return [r for r in view.records if since < r.seq < record.seq]
 
     async def _check_locks(self) -> None:
         for deal in self._deals.values():
@@ -366,8 +446,10 @@ class Wallet:
         elif isinstance(event, Backoff):
             self._status("reconnecting", f"{room}: {event.error}")
         elif isinstance(event, Rejected):
-            self.events.publish(BoardChanged(rejected=1) if room == OFFER_ROOM else
-                                Notice("warning", f"{room}: rejected record: {event.reason}"))
+            if room == OFFER_ROOM:
+                self._board_reject(event.reason, event.seq, event.raw)
+            else:
+                self.events.publish(Notice("warning", f"{room}: rejected record: {event.reason}"))
 
     def _status(self, state, detail: str) -> None:
         status = VenueStatus(state, detail)
@@ -388,7 +470,7 @@ class Wallet:
             self.events.publish(changed)
         for deal in self._deals.values():
             d = deal.view().deadlines
-            if deal.state.terminal or d.last_safe_ms == 0:
+            if deal.state.terminal or deal.observer or d.last_safe_ms == 0:
                 continue
             opened = deal.offer_record.timestamp_ms
             level = danger_level(now, d.last_safe_ms, d.last_safe_ms - opened)
@@ -466,6 +548,25 @@ class Wallet:
             await self.outbox.publish(OFFER_ROOM, statement_line(offer["id"], statement),
                                       deal_id=offer["id"])
         return self._deals[offer["id"]].view()
+
+    async def _publish_missing_statements(self) -> None:
+        """Publish the statement line of an open payee offer of ours that a crash kept off the
+        board (killed after the offer was journaled, before the statement line was): without
+        it no payer can accept. The line is deterministic, so this never posts it twice."""
+        queued = {item.text for item in self.journal.unfinished_outbox()}
+        for deal_id, deal in list(self._deals.items()):
+            row = self.board.get(deal_id)
+            if (deal.role != "payee" or deal.offer["from"] != self.did or row is None
+                    or row.status != "open" or self.board.published_statement(deal_id)):
+                continue
+            statement = self.keeper.statement_of(deal_id)
+            if statement is None:
+                continue
+            line = statement_line(deal_id, statement)
+            if line not in queued:
+                await self.outbox.publish(OFFER_ROOM, line, deal_id=deal_id)
+                self.events.publish(Notice("info", f"offer {deal_id[:10]}…: lock statement "
+                                           "published after the restart", deal_id=deal_id))
 
     def _adopt_offer(self, offer_id: str, role: str, record: TranscriptRecord) -> None:
         row_id = self._rows[offer_id]
