@@ -147,3 +147,36 @@ def tally(contract: str, records: Iterable[TranscriptRecord]) -> Tally:
     counts = Counter(reveals.values())
     return Tally(contract=contract, commits=commits, reveals=reveals,
                  counts=dict(counts.most_common()), problems=tuple(problems))
+
+
+class ArbitrationDesk:
+    """The wallet's arbiter/juror desk: pure share and vote maths, plus reading and posting a
+    round in a contract's deal room through the wallet's venue client and outbox."""
+
+    def __init__(self, read_room, post_line) -> None:
+        self._read_room = read_room
+        self._post_line = post_line
+
+    def split(self, kind: ShareKind, secret: str, parts: int) -> list[str]:
+        if not isinstance(parts, int) or not 2 <= parts <= 64:
+            raise ArbitrationError("split between 2 and 64 parts")
+        return split(kind, secret, parts)
+
+    def combine(self, kind: ShareKind, shares: list[str],
+                statement: str | None = None) -> CombineResult:
+        return combine(kind, shares, statement)
+
+    def commit_vote(self, contract: str, verdict: str) -> VoteCommit:
+        return commit_vote(contract.strip(), verdict)
+
+    def verify_vote(self, commitment: str, contract: str, verdict: str, salt: str) -> bool:
+        return verify_vote(commitment, contract, verdict, salt)
+
+    async def tally(self, contract: str) -> Tally:
+        return tally(contract, await self._read_room(contract))
+
+    async def post_commit(self, vote: VoteCommit) -> None:
+        await self._post_line(vote.contract, vote.commit_line)
+
+    async def post_reveal(self, vote: VoteCommit) -> None:
+        await self._post_line(vote.contract, vote.reveal_line)

@@ -645,12 +645,20 @@ class Wallet:
             raise EngineError(f"no deal {deal_id!r}" if not matches else
                               f"{deal_id!r} names more than one deal") from None
 
-    async def tally(self, contract: str) -> arb.Tally:
-        export = await self.client.export(deal_room(contract))
-        return arb.tally(contract, [r.transcript for r in export.verified])
+    async def _room_records(self, contract: str) -> list[TranscriptRecord]:
+        try:
+            room = deal_room(contract.strip())
+        except TclkError as exc:
+            raise arb.ArbitrationError(str(exc)) from None
+        export = await self.client.export(room)
+        return [r.transcript for r in export.verified]
 
-    async def post_vote_line(self, contract: str, line: str) -> None:
+    async def _post_vote_line(self, contract: str, line: str) -> None:
         await self.outbox.publish(deal_room(contract), line)
+
+    @property
+    def arbitration(self) -> arb.ArbitrationDesk:
+        return arb.ArbitrationDesk(self._room_records, self._post_vote_line)
 
     # -- vault ------------------------------------------------------------------------------
 

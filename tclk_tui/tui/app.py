@@ -1,0 +1,637 @@
+"""The terminal app: four panes over one wallet, every action one engine call.
+
+The wiring is deliberately thin. Engine events arrive on one subscription, are drained in
+batches (so a burst of board updates costs one repaint, not hundreds) and become widget
+updates; operator actions become engine calls, and every gated one goes through `GateScreen`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Callable, Iterable, Iterator
+from functools import partial
+from pathlib import Path
+from typing import Any, ClassVar
+
+from rich.segment import Segments
+from textual import on, work
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.css.query import NoMatches
+from textual.theme import Theme
+from textual.timer import Timer
+from textual.widgets import Footer, TabbedContent, TabPane
+
+from tclk_tui.engine.events import (
+    BoardChanged,
+    DeadlineWarning,
+    DealAdvanced,
+    Event,
+    Notice,
+    VenueStatus,
+)
+from tclk_tui.engine.gates import GateRequest
+from tclk_tui.engine.views import DealView, HeldSecret, OfferRow
+from tclk_tui.tui.accept_screen import AcceptScreen
+from tclk_tui.tui.arbitration_pane import SECTIONS, ArbitrationPane
+from tclk_tui.tui.board_filter import SORT_COLUMNS, sort_by
+from tclk_tui.tui.board_pane import BoardPane
+from tclk_tui.tui.commands import PaletteCommand, TclkCommands
+from tclk_tui.tui.deal_room import DealRoomPane
+from tclk_tui.tui.errors import describe_error
+from tclk_tui.tui.formatting import LEVEL_LABEL, countdown, short_hex
+from tclk_tui.tui.gate_screen import GateScreen
+from tclk_tui.tui.header_bar import HeaderBar
+from tclk_tui.tui.help_screen import HelpScreen, HelpSection
+from tclk_tui.tui.note_screen import HeartbeatScreen
+from tclk_tui.tui.offer_form import OfferFormScreen
+from tclk_tui.tui.offer_table import OfferTable
+from tclk_tui.tui.ports import WalletPort
+from tclk_tui.tui.rejected_screen import RejectedScreen
+from tclk_tui.tui.restore_screen import RestoreScreen
+from tclk_tui.tui.safe import clean
+from tclk_tui.tui.secret_screen import SecretScreen
+from tclk_tui.tui.themes import DEFAULT_THEME, FALLBACK_THEME, load_themes
+from tclk_tui.tui.vault_pane import VaultPane
+
+PANES = (("board", "1 Board"), ("deals", "2 Deals"), ("vault", "3 Vault"),
+         ("arbitration", "4 Arbiter"))
+SEVERITY = {"info": "information", "warning": "warning", "error": "error"}
+SEED_WARNING = ("Write this down on paper now and keep it offline. Anyone who reads it can "
+                "rebuild every secret of this profile.")
+SECRET_WARNING = "Anyone who reads this value can claim or prove this deal's lock."  # noqa: S105
+LEVEL_SEVERITY = {"soon": "warning", "danger": "error", "past": "error"}
+
+
+def _no_op(_name: str) -> None:
+    return None
+
+
+@contextlib.contextmanager
+def _closing_quietly() -> Iterator[None]:
+    """Messages and timers can still fire while the app tears its screen down; a pane that is
+    already gone then has nothing to update."""
+    try:
+        yield
+    except NoMatches:
+        return
+
+
+class TclkApp(App[None]):
+    TITLE = "tclk-tui"
+    CSS_PATH = "app.tcss"
+    COMMANDS: ClassVar[set[Any]] = {TclkCommands}
+    TICK_SECONDS = 1.0
+    REQUERY_MIN_INTERVAL = 0.25
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("1", "show_pane('board')", "Board", show=False),
+        Binding("2", "show_pane('deals')", "Deals", show=False),
+        Binding("3", "show_pane('vault')", "Vault", show=False),
+        Binding("4", "show_pane('arbitration')", "Arbiter", show=False),
+        Binding("question_mark,f1", "help", "Help"),
+        Binding("ctrl+t", "next_theme", "Theme", show=False),
+    ]
+
+    def __init__(self, wallet: WalletPort, *, theme: str | None = None,
+                 clock_ms: Callable[[], int] | None = None,
+                 on_theme_change: Callable[[str], None] | None = None,
+                 themes_dir: Path | None = None) -> None:
+        super().__init__()
+        self.animation_level = "none"
+        self.wallet = wallet
+        self.clock_ms: Callable[[], int] = clock_ms or wallet.now_ms
+        self._on_theme_change = on_theme_change or _no_op
+        loaded = load_themes(themes_dir)
+        self.theme_problems = loaded.problems
+        for item in loaded.themes:
+            self.register_theme(item)
+        self.theme_names: tuple[str, ...] = tuple(t.name for t in loaded.themes) or (
+            FALLBACK_THEME, "textual-light")
+        self._theme_missing = theme if theme and theme not in self.available_themes else None
+        if theme and theme in self.available_themes:
+            self.theme = theme
+        elif DEFAULT_THEME in self.available_themes:
+            self.theme = DEFAULT_THEME
+        else:
+            self.theme = FALLBACK_THEME
+        self._last_requery = 0.0
+        self._requery_timer: Timer | None = None
+        self._warned: dict[str, str] = {}
+        self.events_applied = 0
+
+    # -- layout -------------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        wallet = self.wallet
+        yield HeaderBar(profile=wallet.profile, did=wallet.did, venue_url=wallet.venue_url,
+                        clock_ms=self.clock_ms, id="header")
+        with TabbedContent(id="panes", initial="board"):
+            with TabPane(PANES[0][1], id="board"):
+                yield BoardPane(clock_ms=self.clock_ms, id="board-pane")
+            with TabPane(PANES[1][1], id="deals"):
+                yield DealRoomPane(clock_ms=self.clock_ms, own_did=wallet.did, id="deal-room")
+            with TabPane(PANES[2][1], id="vault"):
+                yield VaultPane(id="vault-pane")
+            with TabPane(PANES[3][1], id="arbitration"):
+                # The desk is optional so a wallet without one still opens every other pane.
+                yield ArbitrationPane(getattr(wallet, "arbitration", None),
+                                      id="arbitration-pane")
+        yield Footer(id="footer", compact=True)
+
+    @property
+    def board_pane(self) -> BoardPane:
+        return self.query_one(BoardPane)
+
+    @property
+    def deal_room(self) -> DealRoomPane:
+        return self.query_one(DealRoomPane)
+
+    @property
+    def vault_pane(self) -> VaultPane:
+        return self.query_one(VaultPane)
+
+    @property
+    def active_pane(self) -> str:
+        return str(self.query_one("#panes", TabbedContent).active)
+
+    def _fatal_error(self) -> None:
+        """Exit after an unhandled exception without printing local variables.
+
+        Textual's own crash report renders every frame's locals, which could put a secret held
+        by a caller on the screen or in a terminal's scrollback. The type, message and frames
+        are enough to report a bug.
+        """
+        from rich.traceback import Traceback
+
+        self.bell()
+        traceback = Traceback(show_locals=False, width=None)
+        self._exit_renderables.append(
+            Segments(self.console.render(traceback, self.console.options)))
+        self._close_messages_no_wait()
+
+    def on_mount(self) -> None:
+        self.theme_changed_signal.subscribe(self, self._theme_changed)
+        # Subscribe before the first reads so nothing published in between is missed.
+        queue = self.wallet.events.subscribe()
+        self.query_one(HeaderBar).show_status(self.wallet.venue_status)
+        self._guarded("reading the board", self.requery_board)
+        self._guarded("reading deals", self.refresh_deals)
+        self.refresh_vault()
+        self.query_one(OfferTable).focus()
+        self._follow_events(queue)
+        self.set_interval(self.TICK_SECONDS, self._tick)
+        if self._theme_missing:
+            self.notify(f"theme {clean(self._theme_missing, max_len=40)} not found; "
+                        f"using {self.theme}", severity="warning", markup=False)
+        for problem in self.theme_problems:
+            self.notify(f"theme file refused: {clean(problem, max_len=200)}",
+                        severity="warning", markup=False)
+
+    # -- engine events ------------------------------------------------------------------------
+
+    @work(group="engine-events", exclusive=True)
+    async def _follow_events(self, queue: asyncio.Queue[Event]) -> None:
+        try:
+            while True:
+                batch: list[Event] = [await queue.get()]
+                while True:
+                    try:
+                        batch.append(queue.get_nowait())
+                    except asyncio.QueueEmpty:
+                        break
+                with _closing_quietly():
+                    self._guarded("applying engine events", partial(self.apply_events, batch))
+        finally:
+            self.wallet.events.unsubscribe(queue)
+
+    def _guarded(self, what: str, call: Callable[[], object]) -> None:
+        """Run a screen update; a failure is reported and the app keeps following."""
+        try:
+            call()
+        except NoMatches:
+            raise
+        except Exception as exc:
+            self.notify(f"{what} failed: {describe_error(exc)}", severity="error",
+                        markup=False)
+
+    def apply_events(self, batch: Iterable[Event]) -> None:
+        """Fold a batch of engine events into one round of widget updates."""
+        added: set[str] = set()
+        updated: set[str] = set()
+        board_touched = False
+        deals_touched = False
+        for event in batch:
+            self.events_applied += 1
+            if isinstance(event, BoardChanged):
+                added.update(event.added)
+                updated.update(event.updated)
+                board_touched = True
+            elif isinstance(event, DealAdvanced):
+                deals_touched = True
+            elif isinstance(event, DeadlineWarning):
+                deals_touched = True
+                self._warn_deadline(event)
+            elif isinstance(event, VenueStatus):
+                self.query_one(HeaderBar).show_status(event)
+            elif isinstance(event, Notice):
+                self.notify(clean(event.text, max_len=400),
+                            severity=SEVERITY.get(event.level, "information"),  # type: ignore[arg-type]
+                            markup=False)
+        if board_touched:
+            self._board_changed(added, updated - added)
+        if deals_touched:
+            self.refresh_deals()
+            if self.active_pane == "vault":
+                self.refresh_vault()
+
+    def _board_changed(self, added: set[str], updated: set[str]) -> None:
+        board = self.wallet.board
+        pane = self.board_pane
+        if added:
+            self._schedule_requery()
+        elif updated:
+            rows = [row for oid in updated if (row := board.get(oid)) is not None]
+            pane.apply_updates(rows)
+        pane.set_counts(total=len(board), rejected=sum(board.rejected().values()))
+
+    def _schedule_requery(self) -> None:
+        if self._requery_timer is not None:
+            return
+        wait = self._last_requery + self.REQUERY_MIN_INTERVAL - time.monotonic()
+        if wait <= 0:
+            self.requery_board()
+        else:
+            self._requery_timer = self.set_timer(wait, self._timed_requery)
+
+    def _timed_requery(self) -> None:
+        self._requery_timer = None
+        self.requery_board()
+
+    def requery_board(self) -> None:
+        board = self.wallet.board
+        pane = self.board_pane
+        rows = board.query(pane.board_query)
+        pane.show_rows(rows, total=len(board), rejected=sum(board.rejected().values()))
+        self._last_requery = time.monotonic()
+
+    def _warn_deadline(self, event: DeadlineWarning) -> None:
+        if self._warned.get(event.deal_id) == event.level:
+            return
+        self._warned[event.deal_id] = event.level
+        level = LEVEL_LABEL.get(event.level, clean(event.level, max_len=12))
+        text = (f"deal {short_hex(event.deal_id)}: {level}"
+                f" - {clean(event.what, max_len=120)} ({countdown(event.ms_left)} left)")
+        self.notify(text, severity=LEVEL_SEVERITY.get(event.level, "information"),  # type: ignore[arg-type]
+                    markup=False)
+
+    # -- periodic -----------------------------------------------------------------------------
+
+    def _tick(self) -> None:
+        with _closing_quietly():
+            self._guarded("redrawing", self._tick_panes)
+
+    def _tick_panes(self) -> None:
+        """Redraw countdowns and the clock. Expiry and deadline warnings are the engine's own
+        tick; they arrive as events."""
+        self.query_one(HeaderBar).tick()
+        pane = self.active_pane
+        if pane == "board":
+            self.board_pane.tick()
+        elif pane == "deals":
+            self.show_selected_deal()
+            self.deal_room.tick()
+
+    # -- deals --------------------------------------------------------------------------------
+
+    def refresh_deals(self, *, select: str | None = None) -> None:
+        views = self.wallet.deals()
+        room = self.deal_room
+        room.show_deals(views, selected=select)
+        self.show_selected_deal()
+
+    def show_selected_deal(self) -> None:
+        deal_id = self.deal_room.selected_deal()
+        if deal_id is None:
+            self.deal_room.show_deal(None)
+            return
+        try:
+            view = self.wallet.deal(deal_id).view()
+        except Exception as exc:
+            self.notify(f"cannot read deal: {describe_error(exc)}", severity="error",
+                        markup=False)
+            return
+        self.deal_room.show_deal(view)
+
+    def open_deal(self, deal_id: str) -> None:
+        self.refresh_deals(select=deal_id)
+        self.deal_room.select_deal(deal_id)
+        self.show_selected_deal()
+        self.action_show_pane("deals")
+
+    @on(DealRoomPane.DealSelected)
+    def _deal_selected(self, event: DealRoomPane.DealSelected) -> None:
+        with _closing_quietly():
+            self.show_selected_deal()
+
+    @on(DealRoomPane.ActionRequested)
+    def _deal_action(self, event: DealRoomPane.ActionRequested) -> None:
+        self.run_deal_action(event.action, event.view.deal_id)
+
+    def run_deal_action(self, action: str, deal_id: str) -> None:
+        wallet = self.wallet
+        if action == "accept":
+            row = wallet.board.get(deal_id)
+            if row is None:
+                self.notify("that offer is not on the board", severity="warning", markup=False)
+            else:
+                self.open_accept(row)
+            return
+        try:
+            deal = wallet.deal(deal_id)
+            if action == "heartbeat":
+                self.push_screen(HeartbeatScreen(deal.heartbeat), self._deal_result)
+                return
+            if action == "receipt":
+                self._send_receipt(deal_id)
+                return
+            request = self._deal_request(deal, action)
+        except Exception as exc:
+            self.notify(f"{action}: {describe_error(exc)}", severity="error", markup=False)
+            return
+        if request is None:
+            return
+
+        async def perform(typed: str | None, acknowledge: bool) -> DealView:
+            return await deal.confirm(request, typed_code=typed, acknowledge_late=acknowledge)
+
+        self.push_screen(GateScreen(request, perform), self._deal_result)
+
+    def _deal_request(self, deal: Any, action: str) -> GateRequest | None:
+        if action == "lock":
+            view = self.deal_room.view
+            rail = view.rail if view is not None and view.deal_id == deal.deal_id else None
+            return deal.request_lock(rail)
+        if action == "reveal":
+            return deal.request_reveal()
+        if action == "refund":
+            return deal.request_refund()
+        if action == "cancel":
+            return deal.request_cancel()
+        self.notify(f"unknown action {clean(action, max_len=20)}", severity="error",
+                    markup=False)
+        return None
+
+    def _deal_result(self, view: DealView | None) -> None:
+        if isinstance(view, DealView):
+            self.refresh_deals(select=view.deal_id)
+            self.deal_room.show_deal(view)
+
+    @work(group="receipt")
+    async def _send_receipt(self, deal_id: str) -> None:
+        try:
+            view = await self.wallet.deal(deal_id).receipt()
+        except Exception as exc:
+            self.notify(f"receipt: {describe_error(exc)}", severity="error", markup=False)
+            return
+        self.notify("receipt posted", markup=False)
+        self._deal_result(view)
+
+    # -- board --------------------------------------------------------------------------------
+
+    @on(BoardPane.QueryChanged)
+    def _query_changed(self) -> None:
+        self.requery_board()
+
+    @on(BoardPane.OfferChosen)
+    def _offer_chosen(self, event: BoardPane.OfferChosen) -> None:
+        if event.row.mine:
+            self.open_deal(event.row.offer_id)
+        else:
+            self.open_accept(event.row)
+
+    @on(BoardPane.AcceptRequested)
+    def _accept_requested(self, event: BoardPane.AcceptRequested) -> None:
+        if event.row.mine:
+            self.notify("that offer is yours; its deal is on the Deals pane", markup=False)
+            return
+        self.open_accept(event.row)
+
+    def open_accept(self, row: OfferRow) -> None:
+        async def accept(rail: str | None) -> DealView:
+            return await self.wallet.accept_offer(row.offer_id, rail=rail)
+
+        self.push_screen(AcceptScreen(row, self.clock_ms(), accept), self._opened_deal)
+
+    def _opened_deal(self, view: DealView | None) -> None:
+        if isinstance(view, DealView):
+            self.open_deal(view.deal_id)
+
+    @on(BoardPane.NewOfferRequested)
+    def action_new_offer(self) -> None:
+        self.push_screen(OfferFormScreen(self.wallet.validate_offer_draft,
+                                         self.wallet.post_offer), self._opened_deal)
+
+    @on(BoardPane.RejectedRequested)
+    def action_rejected(self) -> None:
+        self.push_screen(RejectedScreen(self.wallet.board.rejected()))
+
+    # -- vault --------------------------------------------------------------------------------
+
+    def refresh_vault(self) -> None:
+        try:
+            status = self.wallet.vault_status()
+            secrets = self.wallet.held_secrets()
+        except Exception as exc:
+            self.notify(f"vault: {describe_error(exc)}", severity="error", markup=False)
+            return
+        self.vault_pane.show(status, secrets)
+
+    @on(VaultPane.BackupRequested)
+    def action_backup_seed(self) -> None:
+        wallet = self.wallet
+        try:
+            request = wallet.request_seed_backup()
+        except Exception as exc:
+            self.notify(f"backup: {describe_error(exc)}", severity="error", markup=False)
+            return
+
+        def perform(typed: str | None, _acknowledge: bool) -> str:
+            if request.confirm_code is None:
+                return wallet.confirm_seed_backup(request)
+            return wallet.confirm_seed_backup(request, typed or "")
+
+        self.push_screen(GateScreen(request, perform),
+                         partial(self._show_secret, "Master seed backup", SEED_WARNING))
+
+    @on(VaultPane.RestoreRequested)
+    def action_restore_seed(self) -> None:
+        self.push_screen(RestoreScreen(self.wallet.restore_seed), self._restored)
+
+    def _restored(self, done: bool | None) -> None:
+        if done:
+            self.notify("master seed restored", markup=False)
+            self.refresh_vault()
+
+    @on(VaultPane.RevealRequested)
+    def _reveal_requested(self, event: VaultPane.RevealRequested) -> None:
+        self.reveal_secret(event.secret)
+
+    def reveal_secret(self, secret: HeldSecret) -> None:
+        if secret.kind == "master":
+            self.action_backup_seed()
+            return
+        wallet = self.wallet
+        try:
+            request = wallet.request_secret_reveal(secret.deal_id)
+        except Exception as exc:
+            self.notify(f"reveal: {describe_error(exc)}", severity="error", markup=False)
+            return
+
+        def perform(typed: str | None, _acknowledge: bool) -> str:
+            return wallet.confirm_secret_reveal(request, typed or "")
+
+        title = f"{clean(secret.kind, max_len=20)} for deal {short_hex(secret.deal_id)}"
+        self.push_screen(GateScreen(request, perform),
+                         partial(self._show_secret, title, SECRET_WARNING))
+
+    def _show_secret(self, title: str, warning: str, value: object) -> None:
+        if isinstance(value, str) and value:
+            self.push_screen(SecretScreen(title, value, warning))
+
+    def copy_to_clipboard(self, text: str) -> None:
+        """Refuse whenever a secret is on screen or in the focused field."""
+        if getattr(self.screen, "HOLDS_SECRET", False) or getattr(self.focused, "HOLDS_SECRET",
+                                                                  False):
+            self.bell()
+            self.notify("secrets are never copied to the clipboard", severity="warning",
+                        markup=False)
+            return
+        super().copy_to_clipboard(text)
+
+    # -- panes, themes, help ------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Pane keys act on the main screen only, never underneath an open dialog."""
+        return not (action == "show_pane" and self.screen is not self.default_screen)
+
+    def action_show_pane(self, name: str) -> None:
+        tabs = self.query_one("#panes", TabbedContent)
+        tabs.active = name
+        self._focus_pane(name)
+
+    @on(TabbedContent.TabActivated, "#panes")
+    def _pane_activated(self, event: TabbedContent.TabActivated) -> None:
+        pane = event.pane.id or ""
+        if pane == "vault":
+            self.refresh_vault()
+        elif pane == "deals":
+            self.refresh_deals()
+
+    def _focus_pane(self, name: str) -> None:
+        targets = {"board": "#offer-table", "deals": "#deal-list", "vault": "#vault-secrets",
+                   "arbitration": "#arb-tabs Tabs"}
+        # Focus is a convenience; a pane without its target widget is harmless.
+        with contextlib.suppress(Exception):
+            self.query_one(targets[name]).focus()
+
+    def _theme_changed(self, theme: Theme) -> None:
+        try:
+            self._on_theme_change(theme.name)
+        except Exception as exc:
+            self.notify(f"could not remember the theme: {describe_error(exc)}",
+                        severity="warning", markup=False)
+
+    def action_next_theme(self) -> None:
+        names = self.theme_names
+        index = names.index(self.theme) if self.theme in names else -1
+        self.theme = names[(index + 1) % len(names)]
+
+    def action_set_theme(self, name: str) -> None:
+        if name in self.available_themes:
+            self.theme = name
+
+    def help_sections(self) -> list[HelpSection]:
+        return [
+            ("Everywhere", [*self.BINDINGS,
+                            Binding("ctrl+p", "command_palette", "Command palette"),
+                            Binding("tab,shift+tab", "focus", "Next / previous field"),
+                            Binding("ctrl+q", "quit", "Quit")]),
+            ("Offers board", [*BoardPane.BINDINGS, *OfferTable.BINDINGS]),
+            ("Deal room (only the actions valid now are active)", DealRoomPane.BINDINGS),
+            ("Vault", VaultPane.BINDINGS),
+            ("Dialogs", [Binding("escape", "cancel", "Back out / close"),
+                         Binding("ctrl+s", "post", "Post (offer form)")]),
+        ]
+
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen(self.help_sections()))
+
+    def palette_commands(self) -> list[PaletteCommand]:
+        cmds = [PaletteCommand(f"Show {label.split(' ', 1)[1].lower()}", f"Switch to the "
+                               f"{label.split(' ', 1)[1]} pane (key {label[0]})",
+                               partial(self.action_show_pane, name)) for name, label in PANES]
+        board = self.board_pane
+        cmds += [
+            PaletteCommand("New offer", "Open the offer form", self.action_new_offer),
+            PaletteCommand("Accept highlighted offer", "Open the accept form",
+                           board.action_accept),
+            PaletteCommand("Filter offers", "Focus the board filter", self._palette_filter),
+            PaletteCommand("Show rejected board lines", "Counts of refused lines by reason",
+                           self.action_rejected),
+            PaletteCommand("Reverse sort order", "Flip the board's sort direction",
+                           board.action_reverse_sort),
+        ]
+        for key, label in SORT_COLUMNS:
+            cmds.append(PaletteCommand(f"Sort offers by {label}", "Sort the board",
+                                       partial(self._palette_sort, key)))
+        view = self.deal_room.view
+        if view is not None:
+            for action in sorted(view.actions):
+                cmds.append(PaletteCommand(
+                    f"Deal: {action}", f"{action} on deal {short_hex(view.deal_id)}",
+                    partial(self.run_deal_action, action, view.deal_id)))
+        cmds += [
+            PaletteCommand("Back up master seed", "Show the seed once, behind a confirm",
+                           self.action_backup_seed),
+            PaletteCommand("Restore master seed", "Restore from a backup",
+                           self.action_restore_seed),
+            PaletteCommand("Show highlighted secret", "Reveal one secret behind a typed code",
+                           self._palette_reveal),
+        ]
+        for name, label in SECTIONS:
+            cmds.append(PaletteCommand(f"Arbitration: {label.lower()}", "Open the arbiter desk",
+                                       partial(self._palette_arbitration, name)))
+        for name in self.theme_names:
+            cmds.append(PaletteCommand(f"Theme: {name}", "Switch theme (remembered)",
+                                       partial(self.action_set_theme, name)))
+        cmds += [
+            PaletteCommand("Keys and help", "List every key binding", self.action_help),
+            PaletteCommand("Quit", "Leave the app (the engine keeps its journal)",
+                           self.action_quit),
+        ]
+        return cmds
+
+    def _palette_filter(self) -> None:
+        self.action_show_pane("board")
+        self.board_pane.action_focus_filter()
+
+    def _palette_sort(self, key: str) -> None:
+        board = self.board_pane
+        query = board.board_query
+        if query.sort != key:
+            board._set_query(sort_by(query, key))
+
+    def _palette_reveal(self) -> None:
+        secret = self.vault_pane.highlighted()
+        if secret is None:
+            self.notify("no secret highlighted on the Vault pane", markup=False)
+            return
+        self.reveal_secret(secret)
+
+    def _palette_arbitration(self, name: str) -> None:
+        self.action_show_pane("arbitration")
+        self.query_one(ArbitrationPane).show_section(name)

@@ -1,0 +1,66 @@
+"""Commit a vote: a commitment to post now and a fresh salt to keep for the reveal."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Button, Input, Static
+
+from tclk_tui.tui.calm_button import CalmButton
+from tclk_tui.tui.calm_input import CalmInput
+from tclk_tui.tui.errors import describe_error
+from tclk_tui.tui.ports import ArbitrationPort, VoteCommitLike
+from tclk_tui.tui.safe import literal
+from tclk_tui.tui.secret_screen import SecretValue
+
+
+class VoteForm(Vertical):
+    DEFAULT_CSS = """
+    VoteForm { height: 1fr; }
+    VoteForm .arb-row { height: 1; }
+    VoteForm .arb-label { width: 12; }
+    VoteForm .arb-row > Input { width: 1fr; }
+    VoteForm #vote-error { color: $error; height: auto; }
+    VoteForm #vote-result, VoteForm #vote-salt { height: auto; }
+    """
+
+    def __init__(self, desk: ArbitrationPort, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._desk = desk
+        self.commit: VoteCommitLike | None = None
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(classes="arb-row"):
+            yield Static(Text("contract"), classes="arb-label")
+            yield CalmInput(placeholder="0x contract id", id="vote-contract", compact=True)
+        with Horizontal(classes="arb-row"):
+            yield Static(Text("verdict"), classes="arb-label")
+            yield CalmInput(placeholder="e.g. claimed or refunded", id="vote-verdict",
+                            compact=True)
+        yield CalmButton("Commit", id="vote-go", compact=True)
+        yield Static(Text(""), id="vote-error")
+        yield Static(Text(""), id="vote-result")
+        yield SecretValue(Text(""), id="vote-salt")
+
+    @on(Button.Pressed, "#vote-go")
+    @on(Input.Submitted)
+    def commit_vote(self) -> None:
+        contract = self.query_one("#vote-contract", Input).value.strip()
+        verdict = self.query_one("#vote-verdict", Input).value.strip()
+        error = self.query_one("#vote-error", Static)
+        try:
+            commit = self._desk.commit_vote(contract, verdict)
+        except Exception as exc:
+            self.commit = None
+            error.update(literal(describe_error(exc)))
+            self.query_one("#vote-result", Static).update(Text(""))
+            self.query_one("#vote-salt", SecretValue).update(Text(""))
+            return
+        self.commit = commit
+        error.update(Text(""))
+        self.query_one("#vote-result", Static).update(
+            Text.assemble("commitment (post this now): ", literal(commit.commitment)))
+        self.query_one("#vote-salt", SecretValue).update(Text.assemble(
+            "salt (keep it private until the reveal): ", literal(commit.salt)))

@@ -1,0 +1,37 @@
+"""The command palette's provider: every action the app offers, read from the app's state.
+
+It replaces Textual's default system commands (which include a screenshot command that could
+capture a secret on screen) with the app's own list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+
+@dataclass(frozen=True, slots=True)
+class PaletteCommand:
+    title: str
+    help: str
+    run: Callable[[], object]
+
+
+class TclkCommands(Provider):
+    def _commands(self) -> list[PaletteCommand]:
+        source = getattr(self.app, "palette_commands", None)
+        return list(source()) if callable(source) else []
+
+    async def discover(self) -> Hits:
+        for command in self._commands():
+            yield DiscoveryHit(command.title, command.run, help=command.help)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for command in self._commands():
+            score = matcher.match(command.title)
+            if score > 0:
+                yield Hit(score, matcher.highlight(command.title), command.run,
+                          text=command.title, help=command.help)

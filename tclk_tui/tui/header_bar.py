@@ -1,0 +1,68 @@
+"""One calm line at the top: who I am, where I am connected, how the venue feed is, and the time.
+
+The clock is UTC and comes from the app's clock (the wallet's, or a pinned one in tests).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.widgets import Static
+
+from tclk_tui.engine.events import VenueStatus
+from tclk_tui.tui.formatting import VENUE_CLASS, short_did, utc_time, venue_text
+from tclk_tui.tui.safe import literal
+
+
+def identity_text(profile: str, did: str, venue_url: str) -> Text:
+    out = Text("tclk ", style="bold")
+    out.append_text(literal(profile, max_len=16))
+    out.append(" · ")
+    out.append(short_did(did))
+    out.append(" · ")
+    out.append_text(literal(venue_url, max_len=32))
+    return out
+
+
+class HeaderBar(Horizontal):
+    DEFAULT_CSS = """
+    HeaderBar { dock: top; height: 1; background: $panel; }
+    HeaderBar > Static { height: 1; padding: 0 1; }
+    HeaderBar #hdr-identity { width: 1fr; }
+    HeaderBar #hdr-status { width: auto; }
+    HeaderBar #hdr-clock { width: auto; }
+    HeaderBar #hdr-status.-following { color: $success; }
+    HeaderBar #hdr-status.-connecting { color: $text-muted; }
+    HeaderBar #hdr-status.-warn { color: $warning; text-style: bold; }
+    HeaderBar #hdr-status.-bad { color: $error; text-style: bold reverse; }
+    """
+
+    def __init__(self, *, profile: str, did: str, venue_url: str, clock_ms: Callable[[], int],
+                 id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._identity = identity_text(profile, did, venue_url)
+        self._clock_ms = clock_ms
+        self.status = VenueStatus("connecting")
+
+    def compose(self) -> ComposeResult:
+        yield Static(self._identity, id="hdr-identity")
+        yield Static(venue_text(self.status.state), id="hdr-status")
+        yield Static(Text(self._clock_text()), id="hdr-clock")
+
+    def _clock_text(self) -> str:
+        return f"{utc_time(self._clock_ms())} UTC"
+
+    def show_status(self, status: VenueStatus) -> None:
+        self.status = status
+        widget = self.query_one("#hdr-status", Static)
+        for name in VENUE_CLASS.values():
+            widget.remove_class(name)
+        widget.add_class(VENUE_CLASS.get(status.state, "-bad"))
+        widget.update(venue_text(status.state, status.detail))
+
+    def tick(self) -> None:
+        # The clock text always has the same width, so no reflow is needed.
+        self.query_one("#hdr-clock", Static).update(Text(self._clock_text()), layout=False)

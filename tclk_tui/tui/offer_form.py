@@ -1,0 +1,164 @@
+"""The new-offer form: validated by the engine on every keystroke, posted only when clean.
+
+The form never decides what a valid offer is; it calls `validate(draft)` (the wallet's
+`validate_offer_draft`) on every change and shows each `FieldProblem` under its field.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import fields
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Select, Static
+
+from tclk_tui.engine.views import DealView, FieldProblem, OfferDraft
+from tclk_tui.tui.calm_button import CalmButton
+from tclk_tui.tui.calm_input import CalmInput
+from tclk_tui.tui.errors import describe_error
+from tclk_tui.tui.safe import literal
+
+Validate = Callable[[OfferDraft], list[FieldProblem]]
+Post = Callable[[OfferDraft], Awaitable[DealView]]
+
+TEXT_FIELDS: tuple[tuple[str, str, str], ...] = (
+    ("amount", "amount", "integer, rail-native minimal units"),
+    ("asset", "asset", "e.g. FLOP"),
+    ("rails", "rails", "comma-separated, e.g. memory,paper"),
+    ("claim_in_s", "claim in (s)", "seconds until claimByMs"),
+    ("refund_gap_s", "refund gap (s)", "seconds from claimByMs to refundAfterMs"),
+    ("expires_in_s", "expires in (s)", "seconds the offer stays open"),
+    ("job", "job", "optional proto:id"),
+)
+SELECT_FIELDS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("role", "I am the", ("payer", "payee")),
+    ("lock", "lock", ("hash", "point")),
+)
+DRAFT_FIELDS = frozenset(f.name for f in fields(OfferDraft))
+
+
+class OfferFormScreen(ModalScreen[DealView | None]):
+    BINDINGS: list[BindingType] = [  # noqa: RUF012
+        Binding("escape", "cancel", "Back out"),
+        Binding("ctrl+s", "post", "Post offer"),
+    ]
+
+    DEFAULT_CSS = """
+    OfferFormScreen { align: center middle; }
+    OfferFormScreen > Vertical {
+        width: 90%; max-width: 90; height: 90%; max-height: 30;
+        border: round $primary; background: $surface; padding: 0 1;
+    }
+    OfferFormScreen .form-row { height: 1; }
+    OfferFormScreen .form-label { width: 16; }
+    OfferFormScreen .form-row > Input, OfferFormScreen .form-row > Select { width: 1fr; }
+    OfferFormScreen .form-problem { color: $error; height: auto; padding-left: 16; }
+    OfferFormScreen #form-general { color: $error; height: auto; }
+    OfferFormScreen #form-buttons { height: auto; align-horizontal: right; }
+    OfferFormScreen Button { margin-left: 2; }
+    """
+
+    def __init__(self, validate: Validate, post: Post,
+                 draft: OfferDraft | None = None) -> None:
+        super().__init__()
+        self._validate = validate
+        self._post = post
+        self._initial = draft or OfferDraft()
+        self.problems: list[FieldProblem] = []
+        self.busy = False
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(Text("New offer (checked as you type; Ctrl+S posts)", style="bold"))
+            with VerticalScroll(id="form-fields"):
+                for name, label, options in SELECT_FIELDS:
+                    with Horizontal(classes="form-row"):
+                        yield Static(Text(label), classes="form-label")
+                        yield Select([(Text(o), o) for o in options],
+                                     value=getattr(self._initial, name), allow_blank=False,
+                                     id=f"field-{name}", compact=True)
+                    yield Static(Text(""), id=f"problem-{name}", classes="form-problem")
+                for name, label, hint in TEXT_FIELDS:
+                    with Horizontal(classes="form-row"):
+                        yield Static(Text(label), classes="form-label")
+                        yield CalmInput(value=getattr(self._initial, name), placeholder=hint,
+                                        id=f"field-{name}", compact=True)
+                    yield Static(Text(""), id=f"problem-{name}", classes="form-problem")
+            yield Static(Text(""), id="form-general")
+            with Horizontal(id="form-buttons"):
+                yield CalmButton("Back out", id="form-cancel", compact=True)
+                yield CalmButton("Post offer", id="form-post", variant="primary", disabled=True,
+                             compact=True)
+
+    def on_mount(self) -> None:
+        self._revalidate()
+        self.query_one("#field-amount", Input).focus()
+
+    def draft(self) -> OfferDraft:
+        values: dict[str, Any] = {}
+        for name, _, _ in SELECT_FIELDS:
+            values[name] = str(self.query_one(f"#field-{name}", Select).value)
+        for name, _, _ in TEXT_FIELDS:
+            values[name] = self.query_one(f"#field-{name}", Input).value
+        return OfferDraft(**values)
+
+    @on(Input.Changed)
+    @on(Select.Changed)
+    def _changed(self) -> None:
+        self._revalidate()
+
+    def _revalidate(self) -> None:
+        try:
+            problems = list(self._validate(self.draft()))
+        except Exception as exc:
+            problems = [FieldProblem("", describe_error(exc))]
+        self.problems = problems
+        by_field: dict[str, list[str]] = {}
+        general: list[str] = []
+        for problem in problems:
+            if problem.field in DRAFT_FIELDS:
+                by_field.setdefault(problem.field, []).append(problem.message)
+            else:
+                label = f"{problem.field}: " if problem.field else ""
+                general.append(label + problem.message)
+        for name in DRAFT_FIELDS:
+            messages = by_field.get(name, [])
+            widget = self.query_one(f"#problem-{name}", Static)
+            widget.update(literal("; ".join(messages)))
+            widget.display = bool(messages)
+        self.query_one("#form-general", Static).update(literal("\n".join(general)))
+        self.query_one("#form-post", Button).disabled = bool(problems) or self.busy
+
+    @on(Button.Pressed, "#form-cancel")
+    def action_cancel(self) -> None:
+        if not self.busy:
+            self.dismiss(None)
+
+    @on(Button.Pressed, "#form-post")
+    def action_post(self) -> None:
+        if not self.problems and not self.busy:
+            self._send(self.draft())
+
+    @work(exclusive=True, group="offer-post")
+    async def _send(self, draft: OfferDraft) -> None:
+        self.busy = True
+        self.query_one("#form-post", Button).disabled = True
+        try:
+            view = await self._post(draft)
+        except Exception as exc:
+            self.busy = False
+            self.query_one("#form-general", Static).update(
+                Text.assemble(Text("Not posted: ", style="bold"), literal(describe_error(exc))))
+            self._revalidate_keep_general()
+            return
+        self.busy = False
+        self.dismiss(view)
+
+    def _revalidate_keep_general(self) -> None:
+        self.query_one("#form-post", Button).disabled = bool(self.problems)

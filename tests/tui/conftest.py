@@ -1,0 +1,48 @@
+"""Shared helpers for the app tests: a pinned clock, a contract wallet, screen text."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from textual.app import App
+from textual.pilot import Pilot
+
+from tests.tui.contract_wallet import Clock, ContractWallet, make_deal, make_offer
+
+# Every trick we know: markup with an action, markup styling, CSI colour, OSC title with BEL,
+# C1 CSI, DEL, bidi override and isolate, zero-width space and joiner, BOM, line separator,
+# a tag character, private use, and a blank-looking Hangul filler.
+HOSTILE = ("[@click=app.quit]x[/] [b]bold[/b] \x1b[31mred\x1b]0;title\x07 \x9b2J \x7f "
+           "\u202eevil\u202c \u2066iso\u2069 zw\u200bj\u200d \ufeff \u2028 \U000e0041 "
+           "\ue000 \u3164 end")
+FORBIDDEN_CHARS = ("\x1b", "\x07", "\x9b", "\x7f", "\u202e", "\u202c", "\u2066", "\u2069",
+                   "\u200b", "\u200d", "\ufeff", "\u2028", "\U000e0041", "\ue000", "\u3164")
+
+
+def screen_text(app: App) -> str:
+    """The text of every cell the active screen draws, line by line."""
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+async def wait_for(pilot: Pilot, predicate: Callable[[], object], *, attempts: int = 200,
+                   what: str = "condition") -> None:
+    """Let the app process messages until `predicate()` holds (bounded; no timed sleeps)."""
+    for _ in range(attempts):
+        if predicate():
+            return
+        await pilot.pause()
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def wallet(clock: Clock) -> ContractWallet:
+    rows = [make_offer(index) for index in range(40)]
+    rows.append(make_offer(99, mine=True, asset="FLOP"))
+    return ContractWallet(rows=rows, deals=[make_deal()], clock=clock,
+                          rejected={"bad signature": 3, "frame sender is not the signer": 1})

@@ -1,0 +1,127 @@
+from textual.app import App, ComposeResult
+from textual.widgets import Input, Select
+
+from tclk_tui.tui.arb_combine import CombineForm, split_shares
+from tclk_tui.tui.arb_split import SplitForm
+from tclk_tui.tui.arb_tally import TallyForm
+from tclk_tui.tui.arb_verify import VerifyForm
+from tclk_tui.tui.arb_vote import VoteForm
+from tclk_tui.tui.arbitration_pane import ArbitrationPane
+from tests.tui.conftest import screen_text, wait_for
+from tests.tui.contract_wallet import ContractDesk
+
+
+class Host(App[None]):
+    def __init__(self) -> None:
+        super().__init__()
+        self.animation_level = "none"
+        self.desk = ContractDesk()
+
+    def compose(self) -> ComposeResult:
+        yield ArbitrationPane(self.desk, id="arb")
+
+
+def fill(app: App, values: dict[str, str]) -> None:
+    for selector, value in values.items():
+        app.query_one(selector, Input).value = value
+
+
+async def test_split_shows_numbered_shares():
+    app = Host()
+    async with app.run_test(size=(100, 30)) as pilot:
+        fill(app, {"#split-secret": "0x" + "ab" * 32, "#split-parts": "3"})
+        await pilot.click("#split-go")
+        form = app.query_one(SplitForm)
+        await wait_for(pilot, lambda: len(form.shares) == 3)
+        text = screen_text(app)
+        assert " 1. pshare1-abab" in text and " 3. pshare3-abab" in text
+        assert "0x" + "ab" * 32 not in text  # the secret field is masked
+        assert not app.query_one("#split-result").allow_select  # never selectable, never copied
+
+
+async def test_split_refusal_is_shown():
+    app = Host()
+    async with app.run_test(size=(100, 30)) as pilot:
+        fill(app, {"#split-secret": "0x1", "#split-parts": "1"})
+        await pilot.click("#split-go")
+        await wait_for(pilot, lambda: "parts must be at least 2" in screen_text(app))
+        assert app.query_one(SplitForm).shares == []
+
+
+def test_split_shares_accepts_any_separator():
+    assert split_shares(" a, b;c\nd  ") == ["a", "b", "c", "d"]
+
+
+async def test_combine_reports_whether_it_opens():
+    app = Host()
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.query_one(ArbitrationPane).show_section("combine")
+        await pilot.pause()
+        app.query_one("#combine-kind", Select).value = "witness"
+        fill(app, {"#combine-shares": "s1 s2 s3", "#combine-statement": "0xgood"})
+        await pilot.click("#combine-go")
+        form = app.query_one(CombineForm)
+        await wait_for(pilot, lambda: form.result is not None)
+        assert form.result.opens is True
+        assert "OPENS the statement" in screen_text(app)
+        fill(app, {"#combine-statement": "0xbad"})
+        form.combine()
+        await pilot.pause()
+        assert "does NOT open the statement" in screen_text(app)
+        fill(app, {"#combine-statement": ""})
+        form.combine()
+        await pilot.pause()
+        assert "no statement given" in screen_text(app)
+
+
+async def test_vote_commit_shows_commitment_and_salt_and_protocol_errors():
+    app = Host()
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.query_one(ArbitrationPane).show_section("vote")
+        await pilot.pause()
+        fill(app, {"#vote-contract": "0xabc", "#vote-verdict": "claimed"})
+        await pilot.click("#vote-go")
+        form = app.query_one(VoteForm)
+        await wait_for(pilot, lambda: form.commit is not None)
+        text = screen_text(app)
+        assert "commitment (post this now): 0x" + "c0" * 10 in text
+        assert "salt (keep it private until the reveal): 0x5a5a" in text
+        fill(app, {"#vote-verdict": "a|b"})
+        form.commit_vote()
+        await pilot.pause()
+        assert form.commit is None
+        assert "tclk: verdict must not contain '|'" in screen_text(app)
+
+
+async def test_verify_says_match_or_not():
+    app = Host()
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.query_one(ArbitrationPane).show_section("verify")
+        await pilot.pause()
+        fill(app, {"#verify-commitment": "0x" + "c0" * 32, "#verify-contract": "0xabc",
+                   "#verify-verdict": "claimed", "#verify-salt": "0x" + "5a" * 16})
+        await pilot.click("#verify-go")
+        form = app.query_one(VerifyForm)
+        await wait_for(pilot, lambda: form.verdict_ok is True)
+        assert "MATCHES" in screen_text(app)
+        fill(app, {"#verify-salt": "0x00"})
+        form.verify()
+        await pilot.pause()
+        assert form.verdict_ok is False
+        assert "DOES NOT MATCH" in screen_text(app)
+
+
+async def test_tally_reads_the_round():
+    app = Host()
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.query_one(ArbitrationPane).show_section("tally")
+        await pilot.pause()
+        fill(app, {"#tally-contract": "0xabc"})
+        await pilot.click("#tally-go")
+        form = app.query_one(TallyForm)
+        await wait_for(pilot, lambda: form.tally is not None)
+        text = screen_text(app)
+        assert "2 commitments, 1 opened reveals" in text
+        assert "   1  claimed" in text
+        assert "not revealed yet: z6Mk…MEme" in text
+        assert "problem: seq 9: late commitment" in text

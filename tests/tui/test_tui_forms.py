@@ -1,0 +1,161 @@
+from textual.app import App
+from textual.widgets import Button, Checkbox, Input, Select
+
+from tclk_tui.tui.accept_screen import AcceptScreen
+from tclk_tui.tui.app import TclkApp
+from tclk_tui.tui.offer_form import OfferFormScreen
+from tclk_tui.tui.restore_screen import RestoreScreen
+from tests.tui.conftest import screen_text, wait_for
+from tests.tui.contract_wallet import NOW_MS, ContractWallet, make_deal, make_offer
+
+
+class Host(App[None]):
+    def __init__(self, screen) -> None:
+        super().__init__()
+        self.animation_level = "none"
+        self.modal = screen
+        self.results: list[object] = []
+
+    def on_mount(self) -> None:
+        self.push_screen(self.modal, self.results.append)
+
+
+async def test_offer_form_validates_on_every_keystroke():
+    wallet = ContractWallet()
+    seen = []
+
+    def validate(draft):
+        seen.append(draft)
+        return wallet.validate_offer_draft(draft)
+
+    app = Host(OfferFormScreen(validate, wallet.post_offer))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert screen.query_one("#form-post", Button).disabled
+        assert "amount must be a decimal integer" in screen_text(app)
+        before = len(seen)
+        await pilot.press(*"12x")
+        await pilot.pause()
+        assert len(seen) >= before + 3
+        assert seen[-1].amount == "12x"
+        assert screen.query_one("#problem-amount").display
+        await pilot.press("backspace")
+        await wait_for(pilot, lambda: not screen.query_one("#problem-amount").display)
+        screen.query_one("#field-asset", Input).value = "FLOP"
+        screen.query_one("#field-rails", Input).value = "memory"
+        await wait_for(pilot, lambda: not screen.query_one("#form-post", Button).disabled)
+        screen.query_one("#field-role", Select).value = "payee"
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: app.results, what="posted")
+        assert wallet.posted[-1].amount == "12" and wallet.posted[-1].role == "payee"
+        assert app.results[0].status == "proposed"
+
+
+async def test_offer_form_shows_engine_refusal_and_stays_open():
+    wallet = ContractWallet()
+    app = Host(OfferFormScreen(wallet.validate_offer_draft, wallet.post_offer))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = app.screen
+        screen.query_one("#field-amount", Input).value = "5"
+        screen.query_one("#field-asset", Input).value = "REFUSE"
+        screen.query_one("#field-rails", Input).value = "memory"
+        await wait_for(pilot, lambda: not screen.query_one("#form-post", Button).disabled)
+        await pilot.click("#form-post")
+        await wait_for(pilot, lambda: "rate limited" in screen_text(app))
+        assert app.results == [] and app.screen is screen
+
+
+async def test_offer_form_backs_out_with_escape():
+    wallet = ContractWallet()
+    app = Host(OfferFormScreen(wallet.validate_offer_draft, wallet.post_offer))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.results == [None])
+        assert wallet.posted == []
+
+
+async def test_problems_for_unknown_fields_are_still_shown():
+    def validate(draft):
+        from tclk_tui.engine.views import FieldProblem
+        return [FieldProblem("deadlines", "claim must come before refund [b]")]
+
+    app = Host(OfferFormScreen(validate, ContractWallet().post_offer))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert "deadlines: claim must come before refund [b]" in screen_text(app)
+
+
+async def test_accept_screen_offers_only_the_offers_rails():
+    row = make_offer(0, rails=("memory", "paper"))
+    chosen: list[str | None] = []
+
+    async def accept(rail):
+        chosen.append(rail)
+        return make_deal(row.offer_id, status="accepted")
+
+    app = Host(AcceptScreen(row, NOW_MS, accept))
+    async with app.run_test(size=(100, 30)) as pilot:
+        select = app.screen.query_one("#accept-rail", Select)
+        values = [value for _, value in select._options]
+        assert values[1:] == ["memory", "paper"]
+        select.value = "paper"
+        await pilot.click("#accept-ok")
+        await wait_for(pilot, lambda: app.results)
+        assert chosen == ["paper"]
+
+
+async def test_accept_screen_shows_refusal():
+    async def accept(rail):
+        raise __import__("tests.tui.contract_wallet", fromlist=["x"]).EngineError(
+            "offer expired")
+
+    app = Host(AcceptScreen(make_offer(0), NOW_MS, accept))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.click("#accept-ok")
+        await wait_for(pilot, lambda: app.screen.error == "offer expired")
+        assert "Not accepted: offer expired" in screen_text(app)
+
+
+async def test_restore_needs_text_and_the_tick_and_reports_errors():
+    wallet = ContractWallet()
+    app = Host(RestoreScreen(wallet.restore_seed))
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = app.screen
+        await pilot.press(*"bad")
+        assert screen.query_one("#restore-ok", Button).disabled
+        assert "bad" not in screen_text(app)  # masked
+        screen.query_one("#restore-ack", Checkbox).value = True
+        await wait_for(pilot, lambda: not screen.query_one("#restore-ok", Button).disabled)
+        await pilot.click("#restore-ok")
+        await wait_for(pilot, lambda: "bad checksum" in screen_text(app))
+        screen.query_one("#restore-text", Input).value = "good words"
+        await pilot.pause()
+        await pilot.click("#restore-ok")
+        await wait_for(pilot, lambda: app.results == [True])
+        assert wallet.restored == [len("good words")]
+
+
+async def test_secret_input_refuses_copy():
+    wallet = ContractWallet()
+    app = Host(RestoreScreen(wallet.restore_seed))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press(*"topsecret", "ctrl+a", "ctrl+c", "ctrl+x")
+        await pilot.pause()
+        assert app.clipboard == ""
+        assert app.screen.query_one("#restore-text", Input).value == "topsecret"
+
+
+async def test_new_offer_from_the_board_opens_the_deal(wallet, clock):
+    app = TclkApp(wallet, clock_ms=clock)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("n")
+        await wait_for(pilot, lambda: isinstance(app.screen, OfferFormScreen))
+        screen = app.screen
+        screen.query_one("#field-amount", Input).value = "77"
+        screen.query_one("#field-asset", Input).value = "FLOP"
+        screen.query_one("#field-rails", Input).value = "memory"
+        await wait_for(pilot, lambda: not screen.query_one("#form-post", Button).disabled)
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: app.active_pane == "deals")
+        assert app.deal_room.view.deal_id == "0x" + "0f" * 32

@@ -1,0 +1,106 @@
+from textual.widgets import DataTable
+
+from tclk_tui.engine.views import VaultStatus
+from tclk_tui.tui.app import TclkApp
+from tclk_tui.tui.gate_screen import GateScreen
+from tclk_tui.tui.restore_screen import RestoreScreen
+from tclk_tui.tui.secret_screen import SecretScreen
+from tclk_tui.tui.vault_pane import VaultPane
+from tests.tui.conftest import screen_text, wait_for
+from tests.tui.contract_wallet import SECRET_VALUE, SEED_TEXT
+
+
+async def open_vault(app, pilot):
+    await pilot.press("3")
+    await wait_for(pilot, lambda: app.active_pane == "vault")
+    await wait_for(pilot, lambda: app.query_one(VaultPane).secrets)
+
+
+async def test_vault_pane_shows_backend_health_and_names_only(wallet, clock):
+    app = TclkApp(wallet, clock_ms=clock)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_vault(app, pilot)
+        text = screen_text(app)
+        assert "vault backend file" in text and "healthy" in text
+        assert "deal/0xd1d1/preimage" in text and "master" in text
+        assert SECRET_VALUE not in text and SEED_TEXT not in text
+
+
+async def test_unhealthy_vault_is_loud(wallet, clock):
+    wallet.vault_status = lambda: VaultStatus("keyring", False, "collection is locked")
+    app = TclkApp(wallet, clock_ms=clock)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_vault(app, pilot)
+        assert app.query_one(VaultPane).has_class("-unhealthy")
+        assert "NOT HEALTHY" in screen_text(app)
+        assert "collection is locked" in screen_text(app)
+
+
+async def test_seed_backup_is_shown_once_behind_a_confirm(wallet, clock):
+    app = TclkApp(wallet, clock_ms=clock)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_vault(app, pilot)
+        await pilot.press("b")
+        await wait_for(pilot, lambda: isinstance(app.screen, GateScreen))
+        assert SEED_TEXT not in screen_text(app)
+        assert "Type backup to confirm" in screen_text(app)
+        assert wallet.calls == []
+        await pilot.press(*"backup")
+        await pilot.click("#gate-confirm")
+        await wait_for(pilot, lambda: isinstance(app.screen, SecretScreen))
+        assert ("confirm_seed_backup", "seed-backup") in wallet.calls
+        assert SEED_TEXT in screen_text(app)
+        assert "<redacted>" in repr(app.screen) and SEED_TEXT not in repr(app.screen)
+        app.copy_to_clipboard(SEED_TEXT)
+        await pilot.press("ctrl+c")
+        assert app.clipboard == ""
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, SecretScreen))
+        assert SEED_TEXT not in screen_text(app)
+
+
+async def test_secret_reveal_needs_the_typed_code(wallet, clock):
+    app = TclkApp(wallet, clock_ms=clock)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_vault(app, pilot)
+        app.query_one("#vault-secrets", DataTable).focus()
+        await pilot.press("v")
+        await wait_for(pilot, lambda: isinstance(app.screen, GateScreen))
+        assert app.screen.request.action == "secret-reveal"
+        await pilot.press(*"abcd", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, SecretScreen))
+        assert SECRET_VALUE in screen_text(app)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, SecretScreen))
+
+
+async def test_revealing_the_master_entry_goes_through_the_seed_backup(wallet, clock):
+    app = TclkApp(wallet, clock_ms=clock)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_vault(app, pilot)
+        table = app.query_one("#vault-secrets", DataTable)
+        table.focus()
+        await pilot.press("down", "v")
+        await wait_for(pilot, lambda: isinstance(app.screen, GateScreen))
+        assert app.screen.request.action == "seed-backup"
+
+
+async def test_restore_flow_refreshes_the_vault(wallet, clock):
+    app = TclkApp(wallet, clock_ms=clock)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_vault(app, pilot)
+        await pilot.press("t")
+        await wait_for(pilot, lambda: isinstance(app.screen, RestoreScreen))
+        await pilot.press(*"my words")
+        app.screen.query_one("#restore-ack").value = True
+        await pilot.pause()
+        await pilot.click("#restore-ok")
+        await wait_for(pilot, lambda: wallet.restored == [8])
+        await wait_for(pilot, lambda: any("restored" in n.message for n in app._notifications))
+
+
+async def test_clipboard_still_works_for_ordinary_text(wallet, clock):
+    app = TclkApp(wallet, clock_ms=clock)
+    async with app.run_test(size=(80, 24)):
+        app.copy_to_clipboard("0xoffer-id")
+        assert app.clipboard == "0xoffer-id"
