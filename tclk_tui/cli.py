@@ -59,8 +59,13 @@ async def open_wallet(args: argparse.Namespace, *, follow: bool = False):
     from tclk_tui.engine.wallet import Wallet
 
     vault = open_profile_vault(args)
-    return await Wallet.open(args.profile, venue_url=args.venue, data_dir=data_dir(args),
-                             vault=vault, follow=follow)
+    wallet = await Wallet.open(args.profile, venue_url=args.venue, data_dir=data_dir(args),
+                               vault=vault, follow=follow)
+    if not follow and wallet.venue_status.state == "offline":
+        detail = wallet.venue_status.detail
+        await wallet.close()
+        raise CliError(f"cannot reach the venue at {args.venue}: {detail}")
+    return wallet
 
 
 def emit(args: argparse.Namespace, human: str, data: Any) -> None:
