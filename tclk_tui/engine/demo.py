@@ -62,7 +62,6 @@ class DemoCounterparty:
     async def start(self) -> None:
         for draft in DEMO_OFFERS:
             await self.wallet.post_offer(draft)
-        await self.wallet.advertise()
         self._task = asyncio.create_task(self._run(), name="demo-counterparty")
 
     async def stop(self) -> None:
@@ -166,6 +165,7 @@ async def demo_session(clock_ms: Callable[[], int] = wall_clock_ms,
                 "counterparty", venue_url=venue.url, data_dir=directory,
                 vault=demo_vault(directory, "counterparty"), clock_ms=clock_ms,
                 rails={"memory": memory})
+            await agent_wallet.advertise()  # its DID note exists before anyone looks it up
             wallet = await Wallet.open(
                 profile, venue_url=venue.url, data_dir=directory,
                 vault=demo_vault(directory, profile), clock_ms=clock_ms,

@@ -117,6 +117,7 @@ class Wallet:
         # Our own offers journaled but not yet seen back on the board: line -> (id, role).
         self._pending_offers: dict[str, tuple[str, str]] = {}
         self._closed = False
+        self._capabilities_read: set[str] = set()
 
     def __repr__(self) -> str:
         return f"Wallet(profile={self.profile!r}, did={self.did!r}, venue={self.venue_url!r})"
@@ -321,6 +322,8 @@ class Wallet:
             if changed.added or changed.updated or changed.rejected:
                 self.events.publish(changed)
             self._route_board(transcript)
+            if changed.added and self._following:
+                self._look_up_capabilities()
         else:
             for deal in self._deals.values():
                 if deal.room == room:
@@ -401,6 +404,7 @@ class Wallet:
             if deal.room and not deal.state.terminal:
                 self._follow(deal.room)
         self._tasks.append(asyncio.create_task(self._tick()))
+        self._look_up_capabilities()
 
     def _follow(self, room: str | None) -> None:
         if room is None or room in self._followers:
@@ -729,9 +733,18 @@ class Wallet:
 
     # -- capability hints ---------------------------------------------------------------------
 
-    async def refresh_capabilities(self, limit: int = 50) -> None:
+    def _look_up_capabilities(self) -> None:
+        """Read the DID notes of senders not looked up yet, in the background, bounded."""
+        fresh = [d for d in self.board.senders() if d not in self._capabilities_read]
+        if not fresh or self._closed:
+            return
+        self._capabilities_read.update(fresh)
+        self._tasks.append(asyncio.create_task(self.refresh_capabilities(dids=fresh)))
+
+    async def refresh_capabilities(self, limit: int = 50,
+                                   dids: list[str] | None = None) -> None:
         """Read DID notes of board senders (a routing hint, never proof)."""
-        for did in list(self.board.senders())[:limit]:
+        for did in (dids if dids is not None else list(self.board.senders()))[:limit]:
             try:
                 note = await self.client.read_did_note(did)
             except (VenueError, ValueError):

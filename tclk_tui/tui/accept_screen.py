@@ -29,6 +29,7 @@ ENGINE_CHOICE = "__engine__"
 class AcceptScreen(ModalScreen[DealView | None]):
     BINDINGS: list[BindingType] = [  # noqa: RUF012
         Binding("escape", "cancel", "Back out"),
+        Binding("y", "accept", "Accept"),
     ]
 
     DEFAULT_CSS = """
@@ -58,7 +59,8 @@ class AcceptScreen(ModalScreen[DealView | None]):
         options = [(Text("let the engine choose"), ENGINE_CHOICE)]
         options += [(literal(rail), rail) for rail in self.row.rails]
         with Vertical():
-            yield Static(Text("Accept this offer?", style="bold"))
+            yield Static(Text.assemble(("Accept this offer?", "bold"),
+                                       ("   y accept · esc back out", "dim")))
             yield Static(offer_detail_text(self.row, self._now_ms), id="accept-terms")
             with Horizontal(id="accept-rail-row"):
                 yield Static(Text("settle on rail"), id="accept-rail-label")
@@ -83,7 +85,7 @@ class AcceptScreen(ModalScreen[DealView | None]):
             self.dismiss(None)
 
     @on(Button.Pressed, "#accept-ok")
-    def _pressed_accept(self) -> None:
+    def action_accept(self) -> None:
         if not self.busy:
             self._send(self.rail)
 

@@ -71,6 +71,7 @@ class GateScreen(ModalScreen[Any]):
 
     BINDINGS: list[BindingType] = [  # noqa: RUF012
         Binding("escape", "cancel", "Back out"),
+        Binding("y", "confirm", "Confirm"),
     ]
 
     DEFAULT_CSS = """
@@ -97,7 +98,10 @@ class GateScreen(ModalScreen[Any]):
 
     def compose(self) -> ComposeResult:
         request = self.request
-        title = Text(ACTION_TITLES.get(request.action, request.action), style="bold")
+        keys = ("type the code, then enter" if request.confirm_code is not None
+                else "y confirm")
+        title = Text.assemble((ACTION_TITLES.get(request.action, request.action), "bold"),
+                              (f"   {keys} · esc back out", "dim"))
         with Vertical():
             yield Static(title, id="gate-title")
             about = Text("deal ")
@@ -179,7 +183,7 @@ class GateScreen(ModalScreen[Any]):
             self.dismiss(None)
 
     @on(Button.Pressed, "#gate-confirm")
-    def _pressed_confirm(self) -> None:
+    def action_confirm(self) -> None:
         if self.ready():
             self._confirm()
 
