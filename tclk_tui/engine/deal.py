@@ -385,6 +385,10 @@ class DealSession:
         if state.statement:
             facts.append(GateFact("statement", None, state.statement[:18] + "…"))
         facts.append(GateFact("amount", None, f"{self.offer['amount']} {self.offer['asset']}"))
+        rail = self._rail_for(state.rail) if state.rail else None
+        if rail is not None:
+            facts.append(GateFact("settles value", None, "yes" if rail.moves_value else
+                                  "NO: rehearsal rail, settles nothing"))
         facts.append(GateFact("payer", None, short(state.payer_did)))
         secret = self.ctx.secrets.deal_secret(self.deal_id)
         holds = secret is not None and state.statement is not None and verify_secret(

@@ -40,7 +40,7 @@ ACTION_TITLES = {
 }
 MARK_OK = "ok "
 MARK_BLOCKS = "NO "
-MARK_NOTE = " ! "
+MARK_NOTE = " · "
 LATE_ACK = "I understand this reveal is late: the payer may already be refunding"
 
 
@@ -50,7 +50,7 @@ def fact_text(fact: GateFact) -> Text:
     elif fact.ok is False:
         mark = Text(MARK_BLOCKS, style="bold reverse")
     else:
-        mark = Text(MARK_NOTE, style="bold")
+        mark = Text(MARK_NOTE, style="dim")
     out = Text.assemble(mark, " ", literal(fact.label, style="bold"), ": ")
     out.append_text(literal(fact.detail, max_len=300))
     return out
