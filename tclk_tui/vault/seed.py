@@ -18,14 +18,11 @@ import hashlib
 import re
 from collections.abc import Callable
 
+from tclk_tui.protocol.locks import SECP256K1_N
 from tclk_tui.vault.backend import VaultBackend
 from tclk_tui.vault.backup import backup_groups, encode_backup, parse_backup
 from tclk_tui.vault.errors import BackupTextInvalid, SeedConflict, SeedMissing, VaultCorrupt
 from tclk_tui.vault.secret import SEED_LEN, MasterSeed, SecretValue
-
-# The order of the secp256k1 group. Kept here because the protocol package does not export it
-# yet; it must equal tclk_tui.protocol.locks.SECP256K1_N once that exists.
-SECP256K1_N = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
 
 SEED_ENTRY = "master-seed"
 DEAL_PREFIX = "deal/"
