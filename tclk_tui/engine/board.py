@@ -7,8 +7,10 @@ offer: the board is written by strangers.
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
 from tclk_tui.engine.events import BoardChanged
@@ -18,7 +20,28 @@ from tclk_tui.protocol.errors import TclkError
 from tclk_tui.protocol.ids import contract_id
 from tclk_tui.protocol.locks import is_valid_statement
 from tclk_tui.protocol.naming import OFFER_ROOM
-from tclk_tui.protocol.transcript import TranscriptRecord, verify_transcript_record
+from tclk_tui.protocol.transcript import (
+    TranscriptRecord,
+    VerifyResult,
+    verify_transcript_record,
+)
+
+# A whole ring of the board (up to ~20,000 records) arrives at start-up. Ed25519 verification
+# dominates its cost and libsodium releases the GIL, so large batches are verified on a few
+# threads; small live batches stay on the caller's thread.
+PARALLEL_VERIFY_MIN = 1024
+VERIFY_THREADS = max(1, min(4, os.cpu_count() or 1))
+
+
+def verify_records(records: list[TranscriptRecord]) -> list[VerifyResult]:
+    """`verify_transcript_record` over a batch, in order, in parallel when it pays."""
+    if len(records) < PARALLEL_VERIFY_MIN or VERIFY_THREADS == 1:
+        return [verify_transcript_record(r) for r in records]
+    size = -(-len(records) // VERIFY_THREADS)
+    chunks = [records[i:i + size] for i in range(0, len(records), size)]
+    with ThreadPoolExecutor(max_workers=len(chunks)) as pool:
+        parts = pool.map(lambda chunk: [verify_transcript_record(r) for r in chunk], chunks)
+        return [verdict for part in parts for verdict in part]
 
 STATEMENT_LINE_PREFIX = "tclk1-statement "
 
@@ -72,8 +95,9 @@ class OffersBoard:
         added: list[str] = []
         updated: list[str] = []
         rejected = 0
-        for record in records:
-            outcome = self._ingest_one(record)
+        fresh = [r for r in records if (r.seq, hash(r.line)) not in self._seen]
+        for record, verdict in zip(fresh, verify_records(fresh), strict=True):
+            outcome = self._ingest_one(record, verdict)
             if outcome is None:
                 continue
             kind, detail = outcome
@@ -96,14 +120,14 @@ class OffersBoard:
         self._rejected[reason] += 1
         return BoardChanged(rejected=1)
 
-    def _ingest_one(self, record: TranscriptRecord) -> tuple[str, str] | None:
+    def _ingest_one(self, record: TranscriptRecord,
+                    verdict: VerifyResult) -> tuple[str, str] | None:
         key = (record.seq, hash(record.line))
         if key in self._seen:
             return None
         self._seen.add(key)
         if record.room != OFFER_ROOM:
             return "rejected", f"record from room {record.room}, not {OFFER_ROOM}"
-        verdict = verify_transcript_record(record)
         if not verdict.ok:
             return "rejected", str(verdict.reason)
         statement = parse_statement_line(record.line)

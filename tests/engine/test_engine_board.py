@@ -157,3 +157,27 @@ async def test_capability_hints_come_from_did_notes(pair: Pair):
     later = (await alice.post_offer(draft(amount="7"))).deal_id
     await bob.sync()
     assert bob.board.get(later).capability == ("memory", "paper")
+
+
+def test_parallel_batch_verification_gives_the_serial_verdicts_in_order():
+    from nacl.signing import SigningKey
+
+    from tclk_tui.engine.board import PARALLEL_VERIFY_MIN, verify_records
+    from tclk_tui.protocol.didkey import did_key_from_public_key
+    from tclk_tui.protocol.transcript import TranscriptRecord, verify_transcript_record
+    from tclk_tui.technocore.identity import Identity
+
+    identity = Identity(SigningKey(b"\x07" * 32))
+    assert identity.did == did_key_from_public_key(identity.public_key)
+    records = []
+    for i in range(PARALLEL_VERIFY_MIN + 37):
+        line = f"hello {i}"
+        sig = identity.sign("tclk-offers", i + 1, line)
+        if i % 97 == 0:
+            line += "!"  # the signature no longer covers the line
+        records.append(TranscriptRecord(room="tclk-offers", seq=i + 1, timestamp_ms=1,
+                                        sender=identity.did, nonce=str(i + 1), signature=sig,
+                                        line=line))
+    parallel = verify_records(records)
+    assert [v.ok for v in parallel] == [verify_transcript_record(r).ok for r in records]
+    assert sum(not v.ok for v in parallel) == len(range(0, len(records), 97))
