@@ -50,6 +50,7 @@ from tclk_tui.rails.memory import MemoryRail
 from tclk_tui.rails.paper import PaperRail
 from tclk_tui.store import SECRET_PLACEHOLDER
 from tclk_tui.store.journal import Journal
+from tclk_tui.store.rows import RecordRow
 from tclk_tui.technocore.client import VenueClient
 from tclk_tui.technocore.errors import VenueError
 from tclk_tui.technocore.follow import (
@@ -261,11 +262,12 @@ class Wallet:
         self._install_plans(offer_id, meta)
 
     def _journal_records(self, records: list[VenueRecord]) -> None:
-        for r in records:
-            self.journal.add_record(room=r.room, generation=r.generation or 0, seq=r.seq,
-                                    ts_ms=r.timestamp_ms, sender=r.sender,
-                                    line=self._redacted(r.room, r.text), nonce=r.nonce,
-                                    sig=r.sig)
+        """One transaction for the batch: a whole ring arrives at start-up."""
+        self.journal.add_records([
+            RecordRow(room=r.room, generation=r.generation or 0, seq=r.seq,
+                      ts_ms=r.timestamp_ms, sender=r.sender, nonce=r.nonce, sig=r.sig,
+                      line=self._redacted(r.room, r.text), received_ms=0)
+            for r in records])
 
     def _redacted(self, room: str, line: str) -> str:
         """The line to journal: a reveal's secret goes to the vault, never to SQLite.
@@ -739,6 +741,7 @@ class Wallet:
         if not fresh or self._closed:
             return
         self._capabilities_read.update(fresh)
+        self._tasks = [t for t in self._tasks if not t.done()]
         self._tasks.append(asyncio.create_task(self.refresh_capabilities(dids=fresh)))
 
     async def refresh_capabilities(self, limit: int = 50,

@@ -329,36 +329,56 @@ class Journal:
         or (room, sender, nonce) with different content is a CONFLICT and is not written: the
         first version seen stays, and the caller decides what the discrepancy means.
         """
-        room = _text(room, "room", max_len=400)
-        generation = _int(generation, "generation")
-        seq = _int(seq, "seq")
-        ts_ms = _int(ts_ms, "ts_ms")
-        sender = _text(sender, "sender", max_len=512)
-        line = _text(line, "line", max_len=1_000_000, empty=True)
-        if nonce is not None:
-            nonce = _text(nonce, "nonce", max_len=64)
-        if sig is not None:
-            sig = _text(sig, "sig", max_len=512)
+        return self.add_records([RecordRow(room, generation, seq, ts_ms, sender, nonce, sig,
+                                           line, 0)])[0]
+
+    def add_records(self, rows: Sequence[RecordRow]) -> list[RecordInsert]:
+        """`add_record` for many records in one transaction (a whole ring read at start-up).
+
+        `received_ms` of the given rows is ignored; the journal stamps its own clock.
+        """
+        checked = [self._checked_record(r) for r in rows]
+        now = self._now()
+        outcomes: list[RecordInsert] = []
         with self._tx() as conn:
-            found = conn.execute(
+            for row in checked:
+                outcomes.append(self._insert_record(conn, row, now))
+        return outcomes
+
+    @staticmethod
+    def _checked_record(r: RecordRow) -> RecordRow:
+        return RecordRow(
+            room=_text(r.room, "room", max_len=400),
+            generation=_int(r.generation, "generation"),
+            seq=_int(r.seq, "seq"),
+            ts_ms=_int(r.ts_ms, "ts_ms"),
+            sender=_text(r.sender, "sender", max_len=512),
+            nonce=None if r.nonce is None else _text(r.nonce, "nonce", max_len=64),
+            sig=None if r.sig is None else _text(r.sig, "sig", max_len=512),
+            line=_text(r.line, "line", max_len=1_000_000, empty=True),
+            received_ms=0,
+        )
+
+    def _insert_record(self, conn: sqlite3.Connection, r: RecordRow, now: int) -> RecordInsert:
+        found = conn.execute(
+            "SELECT id, generation, seq, ts_ms, sender, nonce, line FROM records "
+            "WHERE room = ? AND generation = ? AND seq = ?",
+            (r.room, r.generation, r.seq),
+        ).fetchall()
+        if r.nonce is not None:
+            found += conn.execute(
                 "SELECT id, generation, seq, ts_ms, sender, nonce, line FROM records "
-                "WHERE room = ? AND generation = ? AND seq = ?",
-                (room, generation, seq),
+                "WHERE room = ? AND sender = ? AND nonce = ?",
+                (r.room, r.sender, r.nonce),
             ).fetchall()
-            if nonce is not None:
-                found += conn.execute(
-                    "SELECT id, generation, seq, ts_ms, sender, nonce, line FROM records "
-                    "WHERE room = ? AND sender = ? AND nonce = ?",
-                    (room, sender, nonce),
-                ).fetchall()
-            if found:
-                incoming = (generation, seq, ts_ms, sender, nonce, line)
-                same = len({r[0] for r in found}) == 1 and tuple(found[0][1:]) == incoming
-                return RecordInsert.DUPLICATE if same else RecordInsert.CONFLICT
-            conn.execute(
-                f"INSERT INTO records ({self._RECORD_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",  # noqa: S608
-                (room, generation, seq, ts_ms, sender, nonce, sig, line, self._now()),
-            )
+        if found:
+            incoming = (r.generation, r.seq, r.ts_ms, r.sender, r.nonce, r.line)
+            same = len({f[0] for f in found}) == 1 and tuple(found[0][1:]) == incoming
+            return RecordInsert.DUPLICATE if same else RecordInsert.CONFLICT
+        conn.execute(
+            f"INSERT INTO records ({self._RECORD_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",  # noqa: S608
+            (r.room, r.generation, r.seq, r.ts_ms, r.sender, r.nonce, r.sig, r.line, now),
+        )
         return RecordInsert.INSERTED
 
     def records(

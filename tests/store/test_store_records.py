@@ -99,3 +99,17 @@ def test_records_never_break_their_uniqueness_rules(shared_journal, batch):
     for seq, body in batch:
         first_seen.setdefault(seq, body)
     assert {r.seq: r.line for r in rows} == first_seen
+
+
+def test_add_records_is_one_batch_with_the_same_duplicate_and_conflict_rules(journal):
+    from tclk_tui.store.rows import RecordInsert, RecordRow
+
+    def row(seq, line, nonce):
+        return RecordRow(room="tclk-offers", generation=0, seq=seq, ts_ms=1, sender="did:x",
+                         nonce=nonce, sig=None, line=line, received_ms=0)
+
+    outcomes = journal.add_records([row(1, "a", "1"), row(2, "b", "2"), row(1, "a", "1"),
+                                    row(3, "c", "2")])
+    assert outcomes == [RecordInsert.INSERTED, RecordInsert.INSERTED, RecordInsert.DUPLICATE,
+                        RecordInsert.CONFLICT]
+    assert [r.line for r in journal.records("tclk-offers")] == ["a", "b"]
