@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
@@ -87,16 +87,32 @@ class OffersBoard:
     # -- ingest -------------------------------------------------------------------------------
 
     def ingest(
-        self, records: Iterable[TranscriptRecord], now_ms: int | None = None
+        self, records: Iterable[TranscriptRecord], now_ms: int | None = None, *,
+        verdicts: Sequence[VerifyResult] | None = None,
     ) -> BoardChanged:
-        """Fold new board records in; returns which offers appeared or changed."""
+        """Fold new board records in; returns which offers appeared or changed.
+
+        `verdicts`, when given, are `verify_transcript_record` results the caller already has
+        for exactly these records (the venue client verifies every record it parses), so the
+        signatures are not checked twice.
+        """
         if now_ms is not None:
             self._now_ms = now_ms
         added: list[str] = []
         updated: list[str] = []
         rejected = 0
-        fresh = [r for r in records if (r.seq, hash(r.line)) not in self._seen]
-        for record, verdict in zip(fresh, verify_records(fresh), strict=True):
+        batch = list(records)
+        if verdicts is None:
+            pairs = [(r, None) for r in batch if (r.seq, hash(r.line)) not in self._seen]
+        else:
+            if len(verdicts) != len(batch):
+                raise ValueError("one verdict per record")
+            pairs = [(r, v) for r, v in zip(batch, verdicts, strict=True)
+                     if (r.seq, hash(r.line)) not in self._seen]
+        unknown = [r for r, v in pairs if v is None]
+        computed = iter(verify_records(unknown))
+        checked = [(r, v if v is not None else next(computed)) for r, v in pairs]
+        for record, verdict in checked:
             outcome = self._ingest_one(record, verdict)
             if outcome is None:
                 continue

@@ -44,7 +44,11 @@ from tclk_tui.protocol.errors import TclkError
 from tclk_tui.protocol.locks import validate_deadlines, verify_secret
 from tclk_tui.protocol.naming import OFFER_ROOM, deal_room
 from tclk_tui.protocol.rails import normalize_rail_ids
-from tclk_tui.protocol.transcript import TranscriptRecord, verify_transcript_record
+from tclk_tui.protocol.transcript import (
+    TranscriptRecord,
+    VerifyResult,
+    verify_transcript_record,
+)
 from tclk_tui.rails.base import SettlementRail
 from tclk_tui.rails.memory import MemoryRail
 from tclk_tui.rails.paper import PaperRail
@@ -320,7 +324,9 @@ class Wallet:
                 if pending is not None and record.sender == self.did:
                     self._adopt_offer(pending[0], pending[1], record)
             # The board sees unverified records too, so it can count them by reason.
-            changed = self.board.ingest([r.transcript for r in records], now_ms=self.now_ms())
+            changed = self.board.ingest(
+                [r.transcript for r in records], now_ms=self.now_ms(),
+                verdicts=[VerifyResult(r.verified, r.unverified_reason) for r in records])
             if changed.added or changed.updated or changed.rejected:
                 self.events.publish(changed)
             self._route_board(transcript)

@@ -181,3 +181,16 @@ def test_parallel_batch_verification_gives_the_serial_verdicts_in_order():
     parallel = verify_records(records)
     assert [v.ok for v in parallel] == [verify_transcript_record(r).ok for r in records]
     assert sum(not v.ok for v in parallel) == len(range(0, len(records), 97))
+
+
+def test_verdicts_from_the_venue_client_are_used_not_recomputed():
+    from tclk_tui.engine.board import OffersBoard
+    from tclk_tui.protocol.transcript import TranscriptRecord, VerifyResult
+
+    record = TranscriptRecord(room="tclk-offers", seq=1, timestamp_ms=1, sender="nick",
+                              nonce=None, signature=None, line="hello there")
+    board = OffersBoard()
+    changed = board.ingest([record], 0, verdicts=[VerifyResult(False, "record is unsigned")])
+    assert changed.rejected == 1 and board.rejected() == {"record is unsigned": 1}
+    with pytest.raises(ValueError, match="one verdict per record"):
+        board.ingest([record], 0, verdicts=[])
