@@ -19,12 +19,13 @@ from pathlib import Path
 from typing import TextIO
 
 from tclk_tui.engine.errors import EngineError
-from tclk_tui.engine.events import BoardChanged, DealAdvanced
+from tclk_tui.engine.events import BoardChanged, DeadlineWarning, DealAdvanced
 from tclk_tui.engine.gates import GateRefused
 from tclk_tui.engine.views import OfferDraft
 from tclk_tui.engine.wallet import Wallet, wall_clock_ms
 from tclk_tui.rails.memory import MemoryRail
 from tclk_tui.rehearsal.runner import RunningVenue, start_venue
+from tclk_tui.rehearsal.server import VenueConfig
 from tclk_tui.vault.file_backend import FileVaultBackend
 from tclk_tui.vault.file_format import KdfParams
 from tclk_tui.vault.seed import Vault
@@ -78,7 +79,7 @@ class DemoCounterparty:
                 try:
                     if isinstance(event, BoardChanged) and event.added:
                         await self._consider_offers(event.added)
-                    elif isinstance(event, DealAdvanced):
+                    elif isinstance(event, DealAdvanced | DeadlineWarning):
                         await self._advance(event.deal_id)
                 except (EngineError, GateRefused) as exc:
                     await self._say_any(f"I could not go on: {exc}")
@@ -127,6 +128,12 @@ class DemoCounterparty:
                 await self._narrate(deal, "verified", "Your lock checks out on the rail. "
                                     "Delivering and claiming now.")
                 await deal.confirm(request, typed_code=request.confirm_code)
+        elif status == "locked" and role == "payer":
+            request = deal.request_refund()
+            if request.allowed:  # the payee never claimed and the refund window is open
+                await self._narrate(deal, "refunding", "No reveal before the deadline; taking "
+                                    "the payment back from the rail.")
+                await deal.confirm(request)
         elif status in ("claimed", "refunded") and (deal_id, "receipt") not in self._narrated:
             self._narrated.add((deal_id, "receipt"))
             with contextlib.suppress(GateRefused, EngineError):
@@ -159,7 +166,9 @@ async def demo_session(clock_ms: Callable[[], int] = wall_clock_ms,
                        profile: str = "demo") -> AsyncIterator[DemoSession]:
     with tempfile.TemporaryDirectory(prefix="tclk-demo-") as tmp:
         directory = Path(tmp)
-        async with start_venue() as venue:
+        # The venue stamps records with the same clock, so deadlines judged from the signed
+        # transcript agree with the wallets' own view of the time.
+        async with start_venue(VenueConfig(clock=lambda: clock_ms() / 1000)) as venue:
             memory = MemoryRail(clock=clock_ms)
             agent_wallet = await Wallet.open(
                 "counterparty", venue_url=venue.url, data_dir=directory,
