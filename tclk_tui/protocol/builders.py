@@ -12,6 +12,7 @@ import secrets
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
+from tclk_tui.protocol.codec import canonical_json
 from tclk_tui.protocol.errors import FrameError
 from tclk_tui.protocol.frames import (
     HEX32_RE,
@@ -25,7 +26,7 @@ from tclk_tui.protocol.frames import (
     RevealFrame,
     validate_frame,
 )
-from tclk_tui.protocol.ids import contract_id, offer_id
+from tclk_tui.protocol.ids import contract_id, domain_hash, offer_id
 from tclk_tui.protocol.locks import is_valid_statement
 from tclk_tui.protocol.rails import normalize_rail_id, normalize_rail_ids
 
@@ -41,24 +42,36 @@ def _optional(body: dict[str, Any], key: str, value: object) -> None:
 
 
 def make_offer(
+    fields: Mapping[str, Any] | None = None,
+    /,
     *,
-    from_: str,
-    role: str,
-    amount: str,
-    asset: str,
-    lock: str,
-    rails: Sequence[str],
-    claim_by_ms: int,
-    refund_after_ms: int,
-    expires_ms: int,
+    from_: str = "",
+    role: str = "",
+    amount: str = "",
+    asset: str = "",
+    lock: str = "",
+    rails: Sequence[str] = (),
+    claim_by_ms: int = 0,
+    refund_after_ms: int = 0,
+    expires_ms: int = 0,
     payment_key: str | None = None,
     job: Mapping[str, Any] | None = None,
     nonce: str | None = None,
 ) -> OfferFrame:
     """A validated offer with its id; rails normalised, de-duplicated and sorted first.
 
+    Called with keywords (snake_case), or like the reference's `makeOffer(fields)` with one
+    mapping of wire-named fields, which is spread as given: an unknown key fails validation,
+    and a caller-supplied `id` is hashed with the rest and then fails `offer id mismatch`.
     Raises RailError for a malformed or unknown rail and FrameError for anything else.
     """
+    if fields is not None:
+        spread: dict[str, Any] = {**fields, "type": "offer",
+                                  "rails": normalize_rail_ids(fields.get("rails")),
+                                  "nonce": random_nonce() if fields.get("nonce") is None
+                                  else fields["nonce"]}
+        spread["id"] = domain_hash("offer", canonical_json(spread))
+        return cast(OfferFrame, validate_frame(spread))
     body: dict[str, Any] = {
         "type": "offer",
         "from": from_,
@@ -81,17 +94,23 @@ def make_offer(
 
 def make_accept(
     offer: Mapping[str, Any],
+    fields: Mapping[str, Any] | None = None,
+    /,
     *,
-    from_: str,
-    statement: str,
+    from_: str = "",
+    statement: str = "",
     payment_key: str | None = None,
     nonce: str | None = None,
 ) -> AcceptFrame:
     """Accept `offer`: validates it, checks the statement fits its lock kind, derives the id.
 
+    Keywords, or the reference's `makeAccept(offer, {from, statement, paymentKey?, nonce?})`.
     A point lock needs the acceptor's payment key. No expiry check happens here (that is the
     state machine's, with a clock).
     """
+    if fields is not None:
+        from_, statement = fields.get("from"), fields.get("statement")  # type: ignore[assignment]
+        payment_key, nonce = fields.get("paymentKey"), fields.get("nonce")
     validate_frame(offer)
     if from_ == offer["from"]:
         raise FrameError("tclk: accept.from must differ from offer.from")
@@ -107,9 +126,23 @@ def make_accept(
 
 
 def make_heartbeat(
-    *, from_: str, contract: str, nonce: str | None = None, note: str | None = None
+    fields: Mapping[str, Any] | None = None,
+    /,
+    *,
+    from_: str = "",
+    contract: str = "",
+    nonce: str | None = None,
+    note: str | None = None,
 ) -> HeartbeatFrame:
-    """A liveness frame with a fresh nonce so repeats survive the venue's duplicate filter."""
+    """A liveness frame with a fresh nonce so repeats survive the venue's duplicate filter.
+
+    Keywords, or the reference's `makeHeartbeat({from, contract, nonce?, note?})` spread as
+    given (an unknown key fails validation).
+    """
+    if fields is not None:
+        spread = {**fields, "type": "heartbeat",
+                  "nonce": random_nonce() if fields.get("nonce") is None else fields["nonce"]}
+        return cast(HeartbeatFrame, validate_frame(spread))
     frame: dict[str, Any] = {
         "type": "heartbeat",
         "from": from_,
