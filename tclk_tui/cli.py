@@ -41,17 +41,31 @@ def data_dir(args: argparse.Namespace) -> Path:
     return Path(platformdirs.user_data_dir("tclk-tui", appauthor=False))
 
 
-def _passphrase_prompt(profile: str) -> Callable[[], str] | None:
+def _passphrase_prompt(profile: str, vault_file: Path) -> Callable[[], str] | None:
+    """Ask on the terminal; a new vault file asks twice, since a typo would lock it for good."""
     if not sys.stdin.isatty():
         return None
-    return lambda: getpass.getpass(f"passphrase for the {profile} vault: ")
+
+    def ask() -> str:
+        if vault_file.exists():
+            return getpass.getpass(f"passphrase for the {profile} vault: ")
+        first = getpass.getpass(f"new passphrase for the {profile} vault: ")
+        if getpass.getpass("the same passphrase again: ") != first:
+            from tclk_tui.vault.errors import VaultLocked
+
+            raise VaultLocked("the two passphrases differ; no vault was created")
+        return first
+
+    return ask
 
 
 def open_profile_vault(args: argparse.Namespace):
-    from tclk_tui.vault.chooser import open_vault
+    from tclk_tui.vault.chooser import open_vault, vault_file_path
 
-    return open_vault(args.profile, data_dir(args), prefer=args.vault,
-                      passphrase=_passphrase_prompt(args.profile),
+    home = data_dir(args)
+    return open_vault(args.profile, home, prefer=args.vault,
+                      passphrase=_passphrase_prompt(args.profile,
+                                                    vault_file_path(args.profile, home)),
                       passphrase_env=args.passphrase_env)
 
 

@@ -199,8 +199,8 @@ class FileVaultBackend:
         if self._passphrase_source is not None:
             try:
                 raw = self._passphrase_source()
-            except (KeyboardInterrupt, SystemExit):
-                raise
+            except (KeyboardInterrupt, SystemExit, VaultError):
+                raise  # a VaultError is the prompt's own, secret-free refusal
             except Exception as exc:
                 return None, (
                     f"the passphrase prompt failed ({type(exc).__name__}); vault stays locked"
