@@ -64,8 +64,11 @@ class Outbox:
         try:
             result = await self.client.post(item.room, text)
         except VenueError as exc:
-            self.journal.record_attempt(item.id, error=str(exc))
-            raise EngineError(f"the venue refused the line: {exc}") from None
+            # A refusal may quote the line it refused (a 403 prints the signed string): never
+            # let a reveal's secret ride it into the journal or onto the screen.
+            reason = _without(str(exc), text, item.text)
+            self.journal.record_attempt(item.id, error=reason)
+            raise EngineError(f"the venue refused the line: {reason}") from None
         self.journal.mark_posted(item.id, nonce=str(result.nonce))
         crashpoint("after-post")
         record = result.record or await self._find_own(item.room, text)
@@ -105,3 +108,12 @@ class Outbox:
             else:
                 notes.append(f"outbox #{item.id}: delivered after the restart")
         return notes
+
+
+def _without(message: str, real_text: str, journaled_text: str) -> str:
+    """`message` with the secret of a placeholder-journaled line replaced by the placeholder."""
+    if real_text == journaled_text:
+        return message
+    head, _, tail = journaled_text.partition(SECRET_PLACEHOLDER)
+    secret = real_text[len(head):len(real_text) - len(tail)]
+    return message.replace(secret, SECRET_PLACEHOLDER) if secret else message

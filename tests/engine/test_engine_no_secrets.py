@@ -82,3 +82,23 @@ async def test_no_secret_in_sqlite_after_complete_deals(pair: Pair, rail: str):
     for offer_id in offer_ids:
         await assert_settled(pair, offer_id, "claimed")
     _assert_clean(pair, secrets)
+
+
+async def test_a_refused_reveal_never_carries_the_secret_into_errors_or_sqlite(pair: Pair):
+    from tclk_tui.engine.errors import EngineError
+    from tclk_tui.engine.gates import GateRefused
+
+    offer_id, deal_a, deal_b = await payer_offer_accepted(pair, rails="memory")
+    await lock_as_payer(pair, deal_a)
+    request = deal_b.request_reveal()
+    assert request.allowed, request.blockers
+    secret = pair.bob.keeper.deal_secret(offer_id)
+    # The venue refuses the write and quotes the signed string back on its first line (a real
+    # 403 quotes it further down; any venue may echo what it refused).
+    pair.venue.venue.faults.respond_with(
+        403, f"403 signature does not cover room|1|{secret}\n",
+        path_prefix=f"/r/{deal_b.room}", times=8)
+    with pytest.raises((EngineError, GateRefused)) as caught:
+        await deal_b.confirm(request, typed_code=request.confirm_code)
+    assert secret.removeprefix("0x") not in str(caught.value)
+    _assert_clean(pair, {"bob secret": secret})
