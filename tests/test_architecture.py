@@ -1,0 +1,71 @@
+"""The layer rule, checked on the source: imports point down only, and the pure core stays pure."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "tclk_tui"
+
+# What each part of the package may import from the package (besides itself).
+ALLOWED = {
+    "protocol": set(),
+    "technocore": {"protocol"},
+    "rails": {"protocol"},
+    "vault": {"protocol"},
+    "store": {"protocol"},
+    "rehearsal": {"protocol", "technocore"},
+    "engine": {"protocol", "technocore", "rails", "vault", "store", "rehearsal"},
+    "tui": {"engine"},
+}
+# The pure core does no I/O and keeps no clock: these never appear in protocol/.
+IMPURE = {"httpx", "textual", "keyring", "sqlite3", "socket", "asyncio", "time", "os",
+          "requests", "platformdirs", "starlette", "uvicorn", "random", "subprocess"}
+
+
+def _imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+    return names
+
+
+@pytest.mark.parametrize("layer", sorted(ALLOWED))
+def test_each_layer_imports_only_the_layers_below_it(layer):
+    offenders = []
+    for path in sorted((PACKAGE / layer).rglob("*.py")):
+        for name in _imports(path):
+            parts = name.split(".")
+            if parts[0] != "tclk_tui" or len(parts) < 2 or parts[1] in ("__init__",):
+                continue
+            target = parts[1]
+            if target != layer and target in ALLOWED and target not in ALLOWED[layer]:
+                offenders.append(f"{path.relative_to(PACKAGE)} imports {name}")
+    assert offenders == []
+
+
+def test_the_protocol_core_does_no_io_and_reads_no_clock():
+    offenders = [f"{path.name} imports {name}"
+                 for path in sorted((PACKAGE / "protocol").rglob("*.py"))
+                 for name in _imports(path) if name.split(".")[0] in IMPURE]
+    assert offenders == []
+
+
+def test_coincurve_lives_in_one_module():
+    users = sorted(path.name for path in PACKAGE.rglob("*.py")
+                   if any(name.split(".")[0] == "coincurve" for name in _imports(path)))
+    assert users == ["secp.py"]
+
+
+def test_ruff_is_clean():
+    result = subprocess.run([sys.executable, "-m", "ruff", "check", "--quiet", "."],
+                            cwd=PACKAGE.parent, capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
