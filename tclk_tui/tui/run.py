@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -23,6 +24,9 @@ def _theme_memory(wallet: Any) -> tuple[str | None, Callable[[str], None]]:
 async def _run_app(wallet: Any) -> None:
     from tclk_tui.tui.app import TclkApp
 
+    # The board just loaded (up to a whole ring of offers) and lives as long as the app: keep
+    # it out of later full garbage collections, which would otherwise stall a repaint.
+    gc.freeze()
     theme, remember = _theme_memory(wallet)
     app = TclkApp(wallet, theme=theme, on_theme_change=remember)
     await app.run_async()
