@@ -101,6 +101,11 @@ def combine(kind: ShareKind, shares: list[str], statement: str | None = None) ->
 
 
 def commit_vote(contract: str, verdict: str) -> VoteCommit:
+    # The protocol allows edge spaces, but the venue trims a line's ends, so a reveal line
+    # ending in the verdict's trailing space would be stored (and signed) differently.
+    if isinstance(verdict, str) and verdict != verdict.strip():
+        raise ArbitrationError("a verdict with leading or trailing spaces cannot be revealed "
+                               "on the venue (it trims them)")
     salt = generate_salt()
     commitment = _guard(vote_commitment, contract, verdict, salt)
     return VoteCommit(contract=contract, verdict=verdict, salt=salt, commitment=commitment)

@@ -496,7 +496,9 @@ class DealSession:
             await rail.claim(state.rail_ref, secret)
             crashpoint("after-rail-claim")
         except TclkError as exc:
-            if "claimed" not in str(exc):  # a claim that landed before a crash is fine
+            # Only our own claim that landed before a crash lets the reveal go on; the rail's
+            # word decides, never the wording of its error.
+            if not await self._claimed_by_us(rail, state.rail_ref):
                 raise GateRefused(f"the rail refused the claim: {exc}") from None
         frame = {"type": "reveal", "from": self.ctx.did, "contract": state.contract,
                  "ref": state.rail_ref, "secret": secret}
@@ -508,7 +510,7 @@ class DealSession:
         try:
             await rail.refund(state.rail_ref)
         except TclkError as exc:
-            if "refunded" not in str(exc):
+            if await _rail_status(rail, state.rail_ref) != "refunded":
                 raise GateRefused(f"the rail refused the refund: {exc}") from None
         frame = {"type": "refund", "from": self.ctx.did, "contract": state.contract,
                  "ref": state.rail_ref}
@@ -545,6 +547,13 @@ class DealSession:
         self.ctx.events.publish(Notice("info", f"receipt posted: {state.status}",
                                        deal_id=self.deal_id))
         return self.view()
+
+
+async def _rail_status(rail, ref: str) -> str | None:
+    try:
+        return await rail.lock_status(ref)
+    except Exception:  # a rail that cannot answer has not shown a refund
+        return None
 
 
 async def _safe_verify(rail, terms: LockTerms, ref: str) -> bool:

@@ -1,8 +1,9 @@
 """Journal first, then post, then confirm by reading back; replay idempotently after a crash.
 
-A line is never posted twice: before re-posting anything after a restart the room is searched
-for our own record with the same text, and the venue's nonce rule makes a blind double post
-refuse itself. A reveal is journaled with a placeholder where its secret goes, so the secret
+A line is never posted twice: its transport nonce is journaled before the first attempt and
+reused by every retry (the venue refuses a nonce that is not above the last one it stored), and
+before re-posting anything after a restart the room's whole ring is searched for our own record
+with the same text. A reveal is journaled with a placeholder where its secret goes, so the secret
 never reaches SQLite; the keeper supplies it at post time.
 """
 
@@ -17,10 +18,9 @@ from tclk_tui.store import SECRET_PLACEHOLDER
 from tclk_tui.store.journal import Journal
 from tclk_tui.store.rows import OutboxRow, OutboxState
 from tclk_tui.technocore.client import VenueClient
-from tclk_tui.technocore.errors import VenueError
+from tclk_tui.technocore.errors import NonceRejected, VenueError
+from tclk_tui.technocore.identity import check_signable_text
 from tclk_tui.technocore.records import VenueRecord
-
-SEARCH_LIMIT = 200
 
 
 class Outbox:
@@ -42,9 +42,16 @@ class Outbox:
     async def publish(
         self, room: str, text: str, *, deal_id: str | None = None, secret: str | None = None
     ) -> TranscriptRecord:
+        try:
+            check_signable_text(text)  # refused before anything is journaled or signed
+        except ValueError as exc:
+            raise EngineError(f"the venue would not store this line as signed: {exc}") from None
+        # The transport nonce is chosen and journaled before the post, so a retry after a crash
+        # reuses it: if the first attempt landed, the venue refuses the copy by its nonce rule.
+        nonce = self.client.nonces.next(room) if self.client.nonces is not None else None
         journaled = text.replace(secret, SECRET_PLACEHOLDER) if secret else text
         item = self.journal.enqueue(
-            room=room, text=journaled,
+            room=room, text=journaled, nonce=None if nonce is None else str(nonce),
             deal_id=self._deal_row_id(deal_id) if deal_id else None,
             secret_ref=deal_id if secret else None)
         crashpoint("after-journal")
@@ -58,55 +65,88 @@ class Outbox:
             raise EngineError("the vault no longer holds the secret this reveal needs")
         return item.text.replace(SECRET_PLACEHOLDER, secret)
 
-    async def _deliver(self, item: OutboxRow) -> TranscriptRecord:
+    async def _deliver(self, item: OutboxRow, *, fresh_nonce: bool = False) -> TranscriptRecord:
         text = self._real_text(item)
         self.journal.record_attempt(item.id)
+        nonce = None if fresh_nonce or item.nonce is None else int(item.nonce)
         try:
-            result = await self.client.post(item.room, text)
+            result = await self.client.post(item.room, text, nonce=nonce)
+        except NonceRejected:
+            # Our journaled nonce is used up: either this very line landed (confirm it), or a
+            # later line of ours took the nonce and this one never landed (a fresh nonce is safe).
+            landed = await self._find_own(item.room, text)
+            if landed is not None:
+                return await self._confirm(item, landed)
+            if fresh_nonce:
+                raise EngineError("the venue keeps refusing this line's nonce") from None
+            return await self._deliver(item, fresh_nonce=True)
         except VenueError as exc:
             # A refusal may quote the line it refused (a 403 prints the signed string): never
             # let a reveal's secret ride it into the journal or onto the screen.
             reason = _without(str(exc), text, item.text)
             self.journal.record_attempt(item.id, error=reason)
+            if not exc.retryable and not isinstance(exc, NonceRejected):
+                self.journal.mark_failed(item.id, reason)
             raise EngineError(f"the venue refused the line: {reason}") from None
-        self.journal.mark_posted(item.id, nonce=str(result.nonce))
+        except ValueError as exc:  # the client refused before any I/O: it will never post
+            self.journal.mark_failed(item.id, str(exc))
+            raise EngineError(f"the line cannot be posted: {exc}") from None
+        if item.state == OutboxState.PENDING:
+            self.journal.mark_posted(item.id, nonce=str(result.nonce))
         crashpoint("after-post")
         record = result.record or await self._find_own(item.room, text)
         crashpoint("before-confirm")
         if record is None:
             raise EngineError(f"posted to {item.room} but could not read the line back yet")
+        return await self._confirm(item, record)
+
+    async def _confirm(self, item: OutboxRow, record: VenueRecord) -> TranscriptRecord:
+        if self.journal.outbox_item(item.id).state == OutboxState.PENDING:
+            self.journal.mark_posted(item.id, nonce=record.nonce)
         self.journal.mark_confirmed(item.id)
         await self._on_record(record)
         return record.transcript
 
     async def _find_own(self, room: str, text: str) -> VenueRecord | None:
-        view = await self.client.read(room, limit=SEARCH_LIMIT)
-        for record in reversed(view.records):
+        """Our own record of `text` anywhere in the room's retained ring."""
+        export = await self.client.export(room)
+        for record in reversed(export.records):
             if record.sender == self.client.did and record.text == text:
                 return record
         return None
 
     async def recover(self) -> list[str]:
-        """Finish what a crash interrupted; returns one line per item for the operator."""
+        """Finish what a crash interrupted; returns one line per item for the operator.
+
+        A line found in the room is confirmed. A pending line is posted again with the nonce it
+        was journaled with, so a copy of a landed line is refused by the venue. A line the venue
+        accepted (posted) but that is no longer in the ring is not posted again: it is marked
+        failed with the reason, for the operator to decide.
+        """
         notes = []
         for item in self.journal.unfinished_outbox():
-            text = self._real_text(item)
-            landed = await self._find_own(item.room, text)
+            try:
+                text = self._real_text(item)
+                landed = await self._find_own(item.room, text)
+            except (EngineError, VenueError) as exc:
+                notes.append(f"outbox #{item.id}: could not be checked: {exc}")
+                continue
             if landed is not None:
-                if item.state == OutboxState.PENDING:
-                    self.journal.mark_posted(item.id, nonce=landed.nonce)
-                self.journal.mark_confirmed(item.id)
-                await self._on_record(landed)
+                await self._confirm(item, landed)
                 notes.append(f"outbox #{item.id}: had landed before the restart; confirmed")
                 continue
-            if item.state == OutboxState.FAILED:
+            if item.state == OutboxState.POSTED:
+                self.journal.mark_failed(item.id, "accepted by the venue but no longer in its "
+                                         "ring; not posted again")
+                notes.append(f"outbox #{item.id}: accepted earlier but no longer in the room's "
+                             "ring; not posted again")
                 continue
             try:
                 await self._deliver(item)
-            except EngineError as exc:
+            except (EngineError, VenueError) as exc:
                 notes.append(f"outbox #{item.id}: still not delivered: {exc}")
-            else:
-                notes.append(f"outbox #{item.id}: delivered after the restart")
+                continue
+            notes.append(f"outbox #{item.id}: delivered after the restart")
         return notes
 
 

@@ -73,6 +73,10 @@ class SettlementRail(Protocol):
         """Return to the payer, only at or after ``refundAfterMs``."""
         ...
 
+    async def lock_status(self, ref: str) -> str | None:
+        """The rail's own word on `ref`: locked, claimed, refunded, or None when unknown."""
+        ...
+
     async def claimed_with(self, ref: str) -> str | None:
         """The secret a completed claim under ``ref`` used, or None when it is not claimed.
 

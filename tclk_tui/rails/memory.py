@@ -114,6 +114,9 @@ class MemoryRail:
         held = self._locks.get(ref) if isinstance(ref, str) else None
         return None if held is None else held.status
 
+    async def lock_status(self, ref: str) -> str | None:
+        return self.status(ref)
+
     async def claimed_with(self, ref: str) -> str | None:
         held = self._locks.get(ref) if isinstance(ref, str) else None
         return held.secret if held is not None and held.status == "claimed" else None

@@ -224,6 +224,10 @@ class PaperRail:
         )
         await self._advance(ref, current, refunded)
 
+    async def lock_status(self, ref: str) -> str | None:
+        record = await self.read(ref)
+        return None if record is None else record.status
+
     async def claimed_with(self, ref: str) -> str | None:
         record = await self.read(ref)
         return record.secret if record is not None and record.status == "claimed" else None

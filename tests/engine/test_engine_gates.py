@@ -166,3 +166,23 @@ async def test_lock_refused_once_the_refund_window_is_open(pair: Pair):
         await deal_a.confirm(request)
     assert pair.memory.status(deal_a.state.contract) is None
 
+
+
+async def test_a_claim_race_lost_to_a_forged_claimed_record_never_posts_the_secret(pair: Pair):
+    """Between the gate's rail check and the claim a stranger marks the paper record claimed
+    with junk: the claim fails and the secret stays unpublished (the rail's word decides)."""
+    _, deal_a, deal_b = await payer_offer_accepted(pair, rails="paper")
+    await lock_as_payer(pair, deal_a, "paper")
+    request = deal_b.request_reveal()
+    assert request.allowed, request.blockers
+    carol = await pair.open("carol")
+    ns, key = paper_note(deal_a.state.contract)
+    forged = encode_paper_record({"status": "claimed", "lock": "hash",
+                                  "statement": deal_a.state.statement,
+                                  "refund_after_ms": deal_a.offer["refundAfterMs"],
+                                  "secret": "0x" + secrets.token_hex(32)})
+    assert (await carol.client.set_note(ns, key, forged)).ok
+    with pytest.raises(GateRefused, match="rail refused the claim"):
+        await deal_b._do_reveal(request)  # the step after the gate's checks, in the race window
+    room = (await pair.bob.client.export(deal_b.room)).records
+    assert not any('"type":"reveal"' in r.text for r in room)

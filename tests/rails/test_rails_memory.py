@@ -404,3 +404,22 @@ async def test_claimed_with_names_the_claiming_secret_only_once_claimed():
     await rail.claim(ref, secret)
     assert await rail.claimed_with(ref) == secret
     assert await rail.claimed_with("0x" + "cd" * 32) is None
+
+
+async def test_lock_status_follows_the_lock():
+    from tclk_tui.protocol.locks import hash_lock_from_preimage
+    from tclk_tui.protocol.machine import LockTerms
+    from tclk_tui.rails.memory import MemoryRail
+
+    terms = LockTerms(contract="0x" + "ab" * 32, lock="hash",
+                      statement=hash_lock_from_preimage("0x" + "11" * 32).hash, amount="1",
+                      asset="FLOP", payer="did:key:z6Mk" + "f" * 44,
+                      payee="did:key:z6Mk" + "g" * 44, claim_by_ms=2_000, refund_after_ms=3_000)
+    now = [1_000]
+    rail = MemoryRail(clock=lambda: now[0])
+    assert await rail.lock_status(terms.contract) is None
+    ref = await rail.lock(terms)
+    assert await rail.lock_status(ref) == "locked"
+    now[0] = 3_000
+    await rail.refund(ref)
+    assert await rail.lock_status(ref) == "refunded"

@@ -733,3 +733,10 @@ async def test_claimed_with_reads_the_secret_of_a_claimed_record_only():
     assert await rail.claimed_with(CONTRACT) is None
     await notes.set(PAPER_NS, PAPER_KEY, f"tclkpaper1 claimed hash {HASH} {T + 10} {PREIMAGE}")
     assert await rail.claimed_with(CONTRACT) == PREIMAGE
+
+
+async def test_lock_status_reads_the_record():
+    rail, notes, _clock = _rail(T)
+    assert await rail.lock_status(CONTRACT) is None
+    await notes.set(PAPER_NS, PAPER_KEY, f"tclkpaper1 refunded hash {HASH} {T + 10}")
+    assert await rail.lock_status(CONTRACT) == "refunded"

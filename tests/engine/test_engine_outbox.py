@@ -1,0 +1,66 @@
+"""The outbox never posts a line twice and never wedges the wallet, whatever a restart finds."""
+
+from __future__ import annotations
+
+import pytest
+
+from tclk_tui.engine.errors import EngineError
+from tclk_tui.store.rows import OutboxState
+from tests.engine.helpers import Pair
+
+ROOM = "tclk-chatter"
+
+
+async def _noise(pair: Pair, count: int) -> None:
+    for i in range(count):
+        await pair.alice.client.post(ROOM, f"noise line number {i} from alice")
+
+
+async def test_a_landed_line_buried_under_newer_records_is_confirmed_not_reposted(pair: Pair):
+    bob = pair.bob
+    text = "bob's line that landed just before a crash"
+    nonce = bob.client.nonces.next(ROOM)
+    item = bob.journal.enqueue(room=ROOM, text=text, nonce=str(nonce))
+    await bob.client.post(ROOM, text, nonce=nonce)  # it landed; the process died before confirm
+    await _noise(pair, 230)  # more than one read window of newer records
+    notes = await bob.outbox.recover()
+    assert any("had landed" in n for n in notes)
+    assert bob.journal.outbox_item(item.id).state == OutboxState.CONFIRMED
+    export = await bob.client.export(ROOM)
+    assert [r.text for r in export.records if r.sender == bob.did] == [text]
+
+
+async def test_a_pending_line_is_replayed_with_its_journaled_nonce(pair: Pair):
+    bob = pair.bob
+    text = "bob's line journaled but never posted"
+    nonce = bob.client.nonces.next(ROOM)
+    item = bob.journal.enqueue(room=ROOM, text=text, nonce=str(nonce))
+    await bob.outbox.recover()
+    export = await bob.client.export(ROOM)
+    mine = [r for r in export.records if r.sender == bob.did]
+    assert [(r.text, r.nonce) for r in mine] == [(text, str(nonce))]
+    assert bob.journal.outbox_item(item.id).state == OutboxState.CONFIRMED
+
+
+async def test_a_posted_line_gone_from_the_ring_is_not_posted_again(pair: Pair):
+    bob = pair.bob
+    item = bob.journal.enqueue(room=ROOM, text="accepted once, then reaped", nonce="5")
+    bob.journal.mark_posted(item.id, nonce="5")
+    notes = await bob.outbox.recover()
+    assert any("not posted again" in n for n in notes)
+    assert bob.journal.outbox_item(item.id).state == OutboxState.FAILED
+    assert (await bob.client.export(ROOM)).records == ()
+
+
+async def test_a_line_the_venue_would_rewrite_is_refused_before_the_journal(pair: Pair):
+    bob = pair.bob
+    with pytest.raises(EngineError, match="would not store this line"):
+        await bob.outbox.publish(ROOM, "trailing space ")
+    assert bob.journal.outbox() == []
+
+
+async def test_a_verdict_that_would_not_survive_the_sweep_is_refused_at_commit(pair: Pair):
+    from tclk_tui.engine.arbitration import ArbitrationError
+
+    with pytest.raises(ArbitrationError, match="spaces"):
+        pair.alice.arbitration.commit_vote("0x" + "ab" * 32, "guilty ")
