@@ -278,7 +278,16 @@ def cmd_vault(args: argparse.Namespace) -> int:
         else:
             print(seed)
         return 0
-    text = sys.stdin.readline().strip() if args.seed == "-" else args.seed
+    if args.seed != "-":
+        print("tclk-tui: warning: a seed given on the command line is visible to other local "
+              "users and kept in shell history; prefer `vault restore` and type it",
+              file=sys.stderr)
+        text = args.seed
+    elif sys.stdin.isatty():
+        text = getpass.getpass("master seed backup: ")
+    else:
+        text = sys.stdin.readline()
+    text = text.strip()
     fingerprint = vault.restore_seed(text, replace=args.replace)
     print(f"master seed restored (fingerprint {fingerprint})")
     return 0
@@ -401,7 +410,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--yes", action="store_true")
     b.add_argument("--out", help="write to this new file (mode 600) instead of the screen")
     r = vsub.add_parser("restore", parents=[common], help="restore the master seed")
-    r.add_argument("seed", help="the backup text, or - to read it from stdin")
+    r.add_argument("seed", nargs="?", default="-",
+                   help="the backup text (default -: typed without echo, or read from stdin)")
     r.add_argument("--replace", action="store_true", help="replace an existing, different seed")
     return parser
 

@@ -68,9 +68,10 @@ from tclk_tui.technocore.follow import (
 from tclk_tui.technocore.identity import Identity
 from tclk_tui.technocore.records import VenueRecord
 from tclk_tui.vault.errors import VaultError
-from tclk_tui.vault.seed import Vault
+from tclk_tui.vault.seed import Vault, derive_bytes
 
 IDENTITY_ENTRY = "identity-ed25519"
+IDENTITY_DOMAIN = "tclk-tui identity ed25519 v1"
 MIN_CLAIM_WINDOW_MS = 60_000
 MIN_REFUND_GAP_MS = 60_000
 TICK_S = 1.0
@@ -137,13 +138,27 @@ class Wallet:
         profile_dir = Path(data_dir) / profile
         profile_dir.mkdir(parents=True, exist_ok=True)
         journal = Journal(profile_dir / "journal.sqlite3", clock=clock_ms)
+        known = {row.did for row in journal.identities()}
         try:
+            if known and not vault.has_seed() and vault.backend.get(IDENTITY_ENTRY) is None:
+                raise EngineError(
+                    f"profile {profile} already has an identity ({sorted(known)[0]}) but this "
+                    "vault holds none of its secrets: open the profile's own vault (see "
+                    "`tclk-tui vault doctor`) or restore its master seed; nothing was created")
             vault.ensure_seed()
             identity = _load_identity(vault)
         except VaultError as exc:
             journal.close()
             raise EngineError(f"the vault cannot be used: {exc}") from None
-        if not journal.identities():
+        except EngineError:
+            journal.close()
+            raise
+        if known and identity.did not in known:
+            journal.close()
+            raise EngineError(
+                f"this vault's identity {identity.did} is not profile {profile}'s "
+                f"({sorted(known)[0]}): wrong vault or wrong profile")
+        if not known:
             journal.add_identity(identity.did, label=profile)
         client = VenueClient(venue_url, identity, nonces=journal.nonces)
         all_rails: dict[str, SettlementRail] = {
@@ -153,14 +168,18 @@ class Wallet:
         all_rails.update(rails or {})
         wallet = cls(profile=profile, venue_url=venue_url, vault=vault, journal=journal,
                      identity=identity, client=client, rails=all_rails, clock_ms=clock_ms)
-        wallet._restore()
         try:
-            await wallet.sync()
-            for note in await wallet.outbox.recover():
-                wallet.events.publish(Notice("info", note))
-            await wallet._publish_missing_statements()
-        except (VenueError, EngineError) as exc:
-            wallet._status("offline", str(exc))
+            wallet._restore()
+            try:
+                await wallet.sync()
+                for note in await wallet.outbox.recover():
+                    wallet.events.publish(Notice("info", note))
+                await wallet._publish_missing_statements()
+            except (VenueError, EngineError) as exc:
+                wallet._status("offline", str(exc))
+        except BaseException:
+            await wallet.close()  # never leave the journal or the HTTP client open
+            raise
         if follow:
             wallet.start_following()
         return wallet
@@ -427,8 +446,9 @@ class Wallet:
             try:
                 follower = self.client.follow(room, since=since, generation=generation)
                 async for event in follower:
-                    since, generation = follower.cursor, follower.generation
                     await self._on_follow_event(room, event)
+                    # Only after the event is folded in: a batch that failed is read again.
+                    since, generation = follower.cursor, follower.generation
             except VenueError as exc:
                 self._status("reconnecting", f"{room}: {exc}")
                 await asyncio.sleep(2.0)
@@ -769,12 +789,13 @@ class Wallet:
 
 
 def _load_identity(vault: Vault) -> Identity:
+    """The profile's Ed25519 identity: derived from the master seed, so the one seed backup
+    restores the DID too, and cached in the vault like every derived secret."""
     backend = vault.backend
     seed = backend.get(IDENTITY_ENTRY)
     if seed is None:
-        identity = Identity.generate()
-        backend.put(IDENTITY_ENTRY, identity.seed)
-        return identity
+        seed = derive_bytes(vault.master_seed(), IDENTITY_DOMAIN)
+        backend.put(IDENTITY_ENTRY, seed)
     return Identity.from_seed(bytes(seed))
 
 

@@ -47,6 +47,7 @@ from tclk_tui.technocore.notes import (
     parse_note_body,
 )
 from tclk_tui.technocore.records import (
+    MAX_SAFE_INT,
     RoomExport,
     RoomView,
     VenueRecord,
@@ -353,9 +354,10 @@ class VenueClient:
         header = reply.headers.get("x-room-generation")
         generation: int | None = None
         if header is not None:
-            if not header.strip().isdigit():
+            text = header.strip()
+            if not (text.isascii() and text.isdigit()) or int(text) > MAX_SAFE_INT:
                 raise MalformedResponse(f"export /r/{room}: bad X-Room-Generation header")
-            generation = int(header.strip())
+            generation = int(text)
         return parse_export(room, reply.body, generation)
 
     async def config(self) -> VenueSettings:

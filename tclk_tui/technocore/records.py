@@ -186,12 +186,17 @@ def _accept_in_order(
     return records, malformed
 
 
+# Seqs and generations are counters; anything past 2^53 - 1 is a hostile or broken venue (and
+# would not fit the journal's integers either).
+MAX_SAFE_INT = 2**53 - 1
+
+
 def _optional_int(view: dict[str, object], key: str) -> int | None:
     value = view.get(key)
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise MalformedResponse(f"venue view field {key} is not a non-negative integer")
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_SAFE_INT:
+        raise MalformedResponse(f"venue view field {key} is not a non-negative safe integer")
     return value
 
 

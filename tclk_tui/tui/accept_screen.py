@@ -1,7 +1,9 @@
 """Accepting an offer: the terms, a rail choice among the offer's own rails, then Accept.
 
 Accepting commits the operator to a contract, so this modal is the confirmation: nothing is
-sent until Accept is pressed, and the engine's answer (or refusal) is shown here.
+sent until Accept is pressed, and the engine's answer (or refusal) is shown here. The terms are
+redrawn every second from the board's current row, so the countdowns run and an offer that is
+taken, cancelled or expired while the modal is open says so and can no longer be accepted.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Select, Static
+from textual.widgets import Button, Footer, Select, Static
 
 from tclk_tui.engine.views import DealView, OfferRow
 from tclk_tui.tui.calm_button import CalmButton
@@ -23,10 +25,25 @@ from tclk_tui.tui.offer_detail import offer_detail_text
 from tclk_tui.tui.safe import literal
 
 Accept = Callable[[str | None], Awaitable[DealView]]
+RowSource = Callable[[], OfferRow | None]
 ENGINE_CHOICE = "__engine__"
+OPEN = "open"
+
+
+def closed_reason(row: OfferRow | None, now_ms: int) -> str | None:
+    """Why the offer can no longer be accepted, or None while it is open."""
+    if row is None:
+        return "it is no longer on the board"
+    if row.status != OPEN:
+        return f"its status is now {row.status}"
+    if now_ms >= row.expires_ms:
+        return "it has expired"
+    return None
 
 
 class AcceptScreen(ModalScreen[DealView | None]):
+    TICK_SECONDS = 1.0
+
     BINDINGS: list[BindingType] = [  # noqa: RUF012
         Binding("escape", "cancel", "Back out"),
         Binding("y", "accept", "Accept"),
@@ -35,10 +52,11 @@ class AcceptScreen(ModalScreen[DealView | None]):
     DEFAULT_CSS = """
     AcceptScreen { align: center middle; }
     AcceptScreen > Vertical {
-        width: 90%; max-width: 100; height: auto; max-height: 95%;
+        width: 90%; max-width: 100; height: auto; max-height: 100%;
         border: round $primary; background: $surface; padding: 0 1;
     }
     AcceptScreen #accept-terms { height: auto; max-height: 10; margin-bottom: 1; }
+    AcceptScreen #accept-closed { color: $error; text-style: bold; height: auto; }
     AcceptScreen #accept-rail-row { height: 1; }
     AcceptScreen #accept-rail-label { width: 16; }
     AcceptScreen #accept-rail { width: 1fr; }
@@ -47,21 +65,29 @@ class AcceptScreen(ModalScreen[DealView | None]):
     AcceptScreen Button { margin-left: 2; }
     """
 
-    def __init__(self, row: OfferRow, now_ms: int, accept: Accept) -> None:
+    def __init__(self, row: OfferRow, clock_ms: Callable[[], int], accept: Accept, *,
+                 row_source: RowSource | None = None) -> None:
         super().__init__()
-        self.row = row
-        self._now_ms = now_ms
+        self.row: OfferRow | None = row
+        self._clock_ms = clock_ms
         self._accept = accept
+        self._row_source = row_source
         self.busy = False
         self.error: str | None = None
+        # Why the offer cannot be accepted any more (None while it is open).
+        self.closed: str | None = None
 
     def compose(self) -> ComposeResult:
+        rails = self.row.rails if self.row is not None else ()
         options = [(Text("let the engine choose"), ENGINE_CHOICE)]
-        options += [(literal(rail), rail) for rail in self.row.rails]
+        options += [(literal(rail), rail) for rail in rails]
         with Vertical():
             yield Static(Text.assemble(("Accept this offer?", "bold"),
                                        ("   y accept · esc back out", "dim")))
-            yield Static(offer_detail_text(self.row, self._now_ms), id="accept-terms")
+            yield Static(offer_detail_text(self.row, self._clock_ms()), id="accept-terms")
+            closed = Static(Text(""), id="accept-closed")
+            closed.display = False
+            yield closed
             with Horizontal(id="accept-rail-row"):
                 yield Static(Text("settle on rail"), id="accept-rail-label")
                 yield Select(options, value=ENGINE_CHOICE, allow_blank=False, id="accept-rail",
@@ -70,9 +96,41 @@ class AcceptScreen(ModalScreen[DealView | None]):
             with Horizontal(id="accept-buttons"):
                 yield CalmButton("Back out", id="accept-cancel", compact=True)
                 yield CalmButton("Accept", id="accept-ok", variant="primary", compact=True)
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
+        self.tick()
         self.query_one("#accept-cancel", Button).focus()
+        self.set_interval(self.TICK_SECONDS, self.tick)
+
+    def tick(self) -> None:
+        """Redraw the terms from the board's current row and the clock, and close the door on
+        an offer that is no longer open."""
+        now = self._clock_ms()
+        problem: str | None = None
+        if self._row_source is not None:
+            try:
+                self.row = self._row_source()
+            except Exception as exc:  # fail closed: no Accept on a board we cannot read
+                problem = f"the board could not be read ({describe_error(exc)})"
+        if self.row is not None:
+            self.query_one("#accept-terms", Static).update(offer_detail_text(self.row, now))
+        self.closed = problem or closed_reason(self.row, now)
+        notice = self.query_one("#accept-closed", Static)
+        notice.update(Text("") if self.closed is None else Text.assemble(
+            Text("This offer is no longer open: ", style="bold"), literal(self.closed)))
+        notice.display = self.closed is not None
+        self._sync()
+
+    def _sync(self) -> None:
+        self.query_one("#accept-ok", Button).disabled = self.busy or self.closed is not None
+        self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The footer shows `y` dimmed while Accept is off."""
+        if action == "accept":
+            return None if self.busy or self.closed is not None else True
+        return True
 
     @property
     def rail(self) -> str | None:
@@ -86,19 +144,18 @@ class AcceptScreen(ModalScreen[DealView | None]):
 
     @on(Button.Pressed, "#accept-ok")
     def action_accept(self) -> None:
-        if not self.busy:
+        if not self.busy and self.closed is None:
             self._send(self.rail)
 
     @work(exclusive=True, group="accept")
     async def _send(self, rail: str | None) -> None:
         self.busy = True
-        button = self.query_one("#accept-ok", Button)
-        button.disabled = True
+        self._sync()
         try:
             view = await self._accept(rail)
         except Exception as exc:
             self.busy = False
-            button.disabled = False
+            self._sync()
             self.error = describe_error(exc)
             self.query_one("#accept-error", Static).update(
                 Text.assemble(Text("Not accepted: ", style="bold"), literal(self.error)))

@@ -357,29 +357,31 @@ class TclkApp(App[None]):
             if action == "receipt":
                 self._send_receipt(deal_id)
                 return
-            request = self._deal_request(deal, action)
+            ask = self._deal_request(deal, action)
+            if ask is None:
+                return
+            request = ask()
         except Exception as exc:
             self.notify(f"{action}: {describe_error(exc)}", severity="error", markup=False)
             return
-        if request is None:
-            return
 
-        async def perform(typed: str | None, acknowledge: bool) -> DealView:
-            return await deal.confirm(request, typed_code=typed, acknowledge_late=acknowledge)
+        async def perform(newest: GateRequest, typed: str | None, acknowledge: bool) -> DealView:
+            return await deal.confirm(newest, typed_code=typed, acknowledge_late=acknowledge)
 
-        self.push_screen(GateScreen(request, perform), self._deal_result)
+        self.push_screen(GateScreen(request, perform, refresh=ask), self._deal_result)
 
-    def _deal_request(self, deal: Any, action: str) -> GateRequest | None:
+    def _deal_request(self, deal: Any, action: str) -> Callable[[], GateRequest] | None:
+        """The engine call that states this action's facts; the gate asks it again while open."""
         if action == "lock":
             view = self.deal_room.view
             rail = view.rail if view is not None and view.deal_id == deal.deal_id else None
-            return deal.request_lock(rail)
+            return partial(deal.request_lock, rail)
         if action == "reveal":
-            return deal.request_reveal()
+            return deal.request_reveal
         if action == "refund":
-            return deal.request_refund()
+            return deal.request_refund
         if action == "cancel":
-            return deal.request_cancel()
+            return deal.request_cancel
         self.notify(f"unknown action {clean(action, max_len=20)}", severity="error",
                     markup=False)
         return None
@@ -423,7 +425,11 @@ class TclkApp(App[None]):
         async def accept(rail: str | None) -> DealView:
             return await self.wallet.accept_offer(row.offer_id, rail=rail)
 
-        self.push_screen(AcceptScreen(row, self.clock_ms(), accept), self._opened_deal)
+        board = self.wallet.board
+        offer_id = row.offer_id
+        self.push_screen(AcceptScreen(row, self.clock_ms, accept,
+                                      row_source=lambda: board.get(offer_id)),
+                         self._opened_deal)
 
     def _opened_deal(self, view: DealView | None) -> None:
         if isinstance(view, DealView):
@@ -458,13 +464,16 @@ class TclkApp(App[None]):
             self.notify(f"backup: {describe_error(exc)}", severity="error", markup=False)
             return
 
-        def perform(typed: str | None, _acknowledge: bool) -> str:
-            if request.confirm_code is None:
-                return wallet.confirm_seed_backup(request)
-            return wallet.confirm_seed_backup(request, typed or "")
+        def perform(newest: GateRequest, typed: str | None, _acknowledge: bool) -> str:
+            if newest.confirm_code is None:
+                return wallet.confirm_seed_backup(newest)
+            return wallet.confirm_seed_backup(newest, typed or "")
 
+        # No refresh: these facts do not move with time, and asking again would read the
+        # vault's seed every second.
         self.push_screen(GateScreen(request, perform),
-                         partial(self._show_secret, "Master seed backup", SEED_WARNING))
+                         partial(self._show_secret, "Master seed backup", SEED_WARNING,
+                                 grouped=True))
 
     @on(VaultPane.RestoreRequested)
     def action_restore_seed(self) -> None:
@@ -490,16 +499,19 @@ class TclkApp(App[None]):
             self.notify(f"reveal: {describe_error(exc)}", severity="error", markup=False)
             return
 
-        def perform(typed: str | None, _acknowledge: bool) -> str:
-            return wallet.confirm_secret_reveal(request, typed or "")
+        def perform(newest: GateRequest, typed: str | None, _acknowledge: bool) -> str:
+            return wallet.confirm_secret_reveal(newest, typed or "")
 
         title = f"{clean(secret.kind, max_len=20)} for deal {short_hex(secret.deal_id)}"
-        self.push_screen(GateScreen(request, perform),
+        self.push_screen(GateScreen(request, perform,
+                                    refresh=partial(wallet.request_secret_reveal,
+                                                    secret.deal_id)),
                          partial(self._show_secret, title, SECRET_WARNING))
 
-    def _show_secret(self, title: str, warning: str, value: object) -> None:
+    def _show_secret(self, title: str, warning: str, value: object, *,
+                     grouped: bool = False) -> None:
         if isinstance(value, str) and value:
-            self.push_screen(SecretScreen(title, value, warning))
+            self.push_screen(SecretScreen(title, value, warning, grouped=grouped))
 
     def copy_to_clipboard(self, text: str) -> None:
         """Refuse whenever a secret is on screen or in the focused field."""
@@ -517,6 +529,14 @@ class TclkApp(App[None]):
         """Pane keys act on the main screen only, never underneath an open dialog."""
         return not (action == "show_pane" and self.screen is not self.default_screen)
 
+    def _on_main_screen(self, run: Callable[[], object]) -> None:
+        """Run a palette entry that moves between panes only if the pane keys could: the
+        palette can be opened over a dialog, and nothing may change underneath it."""
+        if self.check_action("show_pane", ()):
+            run()
+        else:
+            self.notify("close the dialog first", severity="warning", markup=False)
+
     def action_show_pane(self, name: str) -> None:
         tabs = self.query_one("#panes", TabbedContent)
         tabs.active = name
@@ -529,6 +549,13 @@ class TclkApp(App[None]):
             self.refresh_vault()
         elif pane == "deals":
             self.refresh_deals()
+        # A tab chosen by mouse or arrows leaves focus on the tab strip, where no pane key
+        # works; hand it to the pane, as the number keys do. Focus that is already somewhere
+        # else was put there on purpose (and moving it would switch panes back), so leave it.
+        with _closing_quietly():
+            strip = self.query_one("#panes > ContentTabs")
+            if self.focused is None or self.focused is strip:
+                self._focus_pane(pane)
 
     def _focus_pane(self, name: str) -> None:
         targets = {"board": "#offer-table", "deals": "#deal-list", "vault": "#vault-secrets",
@@ -563,6 +590,7 @@ class TclkApp(App[None]):
             ("Deal room (only the actions valid now are active)", DealRoomPane.BINDINGS),
             ("Vault", VaultPane.BINDINGS),
             ("Dialogs", [Binding("escape", "cancel", "Back out / close"),
+                         Binding("y", "confirm", "Confirm / accept (when no code is asked)"),
                          Binding("ctrl+s", "post", "Post (offer form)")]),
         ]
 
@@ -573,13 +601,16 @@ class TclkApp(App[None]):
     def palette_commands(self) -> list[PaletteCommand]:
         cmds = [PaletteCommand(f"Show {label.split(' ', 1)[1].lower()}", f"Switch to the "
                                f"{label.split(' ', 1)[1]} pane (key {label[0]})",
-                               partial(self.action_show_pane, name)) for name, label in PANES]
+                               partial(self._on_main_screen,
+                                       partial(self.action_show_pane, name)))
+                for name, label in PANES]
         board = self.board_pane
         cmds += [
             PaletteCommand("New offer", "Open the offer form", self.action_new_offer),
             PaletteCommand("Accept highlighted offer", "Open the accept form",
                            board.action_accept),
-            PaletteCommand("Filter offers", "Focus the board filter", self._palette_filter),
+            PaletteCommand("Filter offers", "Focus the board filter",
+                           partial(self._on_main_screen, self._palette_filter)),
             PaletteCommand("Show rejected board lines", "Counts of refused lines by reason",
                            self.action_rejected),
             PaletteCommand("Reverse sort order", "Flip the board's sort direction",
@@ -604,7 +635,8 @@ class TclkApp(App[None]):
         ]
         for name, label in SECTIONS:
             cmds.append(PaletteCommand(f"Arbitration: {label.lower()}", "Open the arbiter desk",
-                                       partial(self._palette_arbitration, name)))
+                                       partial(self._on_main_screen,
+                                               partial(self._palette_arbitration, name))))
         for name in self.theme_names:
             cmds.append(PaletteCommand(f"Theme: {name}", "Switch theme (remembered)",
                                        partial(self.action_set_theme, name)))

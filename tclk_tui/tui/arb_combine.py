@@ -1,4 +1,8 @@
-"""Combine shares back into the secret and say whether it opens a given statement."""
+"""Combine shares back into the secret and say whether it opens a given statement.
+
+The rebuilt secret goes to `SecretScreen` once; only whether it opens the statement (not a
+secret) stays on this form. The shares typed in are cleared once the combine succeeds.
+"""
 
 from __future__ import annotations
 
@@ -14,11 +18,12 @@ from tclk_tui.tui.arb_split import KINDS
 from tclk_tui.tui.calm_button import CalmButton
 from tclk_tui.tui.calm_input import CalmInput, SecretInput
 from tclk_tui.tui.errors import describe_error
-from tclk_tui.tui.ports import ArbitrationPort, CombineResultLike
+from tclk_tui.tui.ports import ArbitrationPort
 from tclk_tui.tui.safe import literal
-from tclk_tui.tui.secret_screen import SecretValue
+from tclk_tui.tui.secret_screen import SecretScreen
 
 SEPARATORS = re.compile(r"[\s,;]+")
+COMBINED_WARNING = "Anyone who reads this value can claim or prove the lock it opens."
 
 
 def split_shares(text: str) -> list[str]:
@@ -40,13 +45,13 @@ class CombineForm(Vertical):
     CombineForm .arb-label { width: 12; }
     CombineForm .arb-row > Input, CombineForm .arb-row > Select { width: 1fr; }
     CombineForm #combine-error { color: $error; height: auto; }
-    CombineForm #combine-result { height: auto; }
     """
 
     def __init__(self, desk: ArbitrationPort, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._desk = desk
-        self.result: CombineResultLike | None = None
+        # Whether the last rebuilt value opened the statement: public, so it may stay.
+        self.opens: bool | None = None
 
     def compose(self) -> ComposeResult:
         with Horizontal(classes="arb-row"):
@@ -64,25 +69,25 @@ class CombineForm(Vertical):
         yield CalmButton("Combine", id="combine-go", compact=True)
         yield Static(Text(""), id="combine-error")
         yield Static(Text(""), id="combine-opens")
-        yield SecretValue(Text(""), id="combine-result")
 
     @on(Button.Pressed, "#combine-go")
     @on(Input.Submitted)
     def combine(self) -> None:
         kind = str(self.query_one("#combine-kind", Select).value)
-        shares = split_shares(self.query_one("#combine-shares", Input).value)
+        field = self.query_one("#combine-shares", Input)
         statement = self.query_one("#combine-statement", Input).value.strip() or None
         error = self.query_one("#combine-error", Static)
+        opens = self.query_one("#combine-opens", Static)
         try:
-            result = self._desk.combine(kind, shares, statement)  # type: ignore[arg-type]
+            result = self._desk.combine(kind, split_shares(field.value),  # type: ignore[arg-type]
+                                        statement)
         except Exception as exc:
-            self.result = None
+            self.opens = None
             error.update(literal(describe_error(exc)))
-            self.query_one("#combine-opens", Static).update(Text(""))
-            self.query_one("#combine-result", SecretValue).update(Text(""))
+            opens.update(Text(""))
             return
-        self.result = result
+        self.opens = result.opens
         error.update(Text(""))
-        self.query_one("#combine-opens", Static).update(opens_text(result.opens))
-        self.query_one("#combine-result", SecretValue).update(
-            Text.assemble("value: ", literal(result.value)))
+        opens.update(opens_text(result.opens))
+        field.value = ""
+        self.app.push_screen(SecretScreen(f"The rebuilt {kind}", result.value, COMBINED_WARNING))

@@ -1,4 +1,8 @@
-"""Split a preimage or witness into N shares for arbiters (through the arbitration desk)."""
+"""Split a preimage or witness into N shares for arbiters (through the arbitration desk).
+
+The shares are secrets: they go to `SecretScreen` once and this form keeps none of them, nor
+the secret typed in (the field is cleared once the split succeeds).
+"""
 
 from __future__ import annotations
 
@@ -13,9 +17,11 @@ from tclk_tui.tui.calm_input import CalmInput, SecretInput
 from tclk_tui.tui.errors import describe_error
 from tclk_tui.tui.ports import ArbitrationPort
 from tclk_tui.tui.safe import literal
-from tclk_tui.tui.secret_screen import SecretValue
+from tclk_tui.tui.secret_screen import SecretScreen
 
 KINDS = (("preimage (hash lock)", "preimage"), ("witness (point lock)", "witness"))
+SHARES_WARNING = ("Give each arbiter exactly one share, privately. All of them together rebuild "
+                  "the secret; keep no copy you do not need.")
 
 
 class SplitForm(Vertical):
@@ -24,14 +30,12 @@ class SplitForm(Vertical):
     SplitForm .arb-row { height: 1; }
     SplitForm .arb-label { width: 12; }
     SplitForm .arb-row > Input, SplitForm .arb-row > Select { width: 1fr; }
-    SplitForm #split-result { height: auto; }
     SplitForm #split-error { color: $error; height: auto; }
     """
 
     def __init__(self, desk: ArbitrationPort, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._desk = desk
-        self.shares: list[str] = []
 
     def compose(self) -> ComposeResult:
         with Horizontal(classes="arb-row"):
@@ -48,28 +52,20 @@ class SplitForm(Vertical):
                             type="integer", compact=True)
         yield CalmButton("Split", id="split-go", compact=True)
         yield Static(Text(""), id="split-error")
-        yield SecretValue(Text(""), id="split-result")
 
     @on(Button.Pressed, "#split-go")
     @on(Input.Submitted)
     def split(self) -> None:
         kind = str(self.query_one("#split-kind", Select).value)
-        secret = self.query_one("#split-secret", Input).value
+        field = self.query_one("#split-secret", Input)
         error = self.query_one("#split-error", Static)
         try:
             parts = int(self.query_one("#split-parts", Input).value or "0")
-            shares = self._desk.split(kind, secret, parts)  # type: ignore[arg-type]
+            shares = self._desk.split(kind, field.value, parts)  # type: ignore[arg-type]
         except Exception as exc:
-            self.shares = []
             error.update(literal(describe_error(exc)))
-            self.query_one("#split-result", SecretValue).update(Text(""))
             return
-        self.shares = list(shares)
         error.update(Text(""))
-        out = Text(f"{len(shares)} shares; give each arbiter one. All are needed to rebuild "
-                   "the secret.\n", style="bold")
-        for index, share in enumerate(shares, start=1):
-            out.append(f"{index:>2}. ")
-            out.append_text(literal(share))
-            out.append("\n")
-        self.query_one("#split-result", SecretValue).update(out)
+        field.value = ""
+        self.app.push_screen(SecretScreen(
+            f"{len(shares)} shares of the {kind}", shares, SHARES_WARNING))

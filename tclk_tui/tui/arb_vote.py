@@ -1,4 +1,8 @@
-"""Commit a vote: a commitment to post now and a fresh salt to keep for the reveal."""
+"""Commit a vote: a commitment to post now and a fresh salt to keep for the reveal.
+
+The commitment is public and stays on the form. The salt is a secret until the reveal round
+(with the verdict it opens the commitment), so it goes to `SecretScreen` once and is not kept.
+"""
 
 from __future__ import annotations
 
@@ -11,9 +15,12 @@ from textual.widgets import Button, Input, Static
 from tclk_tui.tui.calm_button import CalmButton
 from tclk_tui.tui.calm_input import CalmInput
 from tclk_tui.tui.errors import describe_error
-from tclk_tui.tui.ports import ArbitrationPort, VoteCommitLike
+from tclk_tui.tui.ports import ArbitrationPort
 from tclk_tui.tui.safe import literal
-from tclk_tui.tui.secret_screen import SecretValue
+from tclk_tui.tui.secret_screen import SecretScreen
+
+SALT_WARNING = ("Keep it private until the reveal round, then reveal it with your verdict. "
+                "Without it the vote cannot be revealed.")
 
 
 class VoteForm(Vertical):
@@ -23,13 +30,13 @@ class VoteForm(Vertical):
     VoteForm .arb-label { width: 12; }
     VoteForm .arb-row > Input { width: 1fr; }
     VoteForm #vote-error { color: $error; height: auto; }
-    VoteForm #vote-result, VoteForm #vote-salt { height: auto; }
+    VoteForm #vote-result { height: auto; }
     """
 
     def __init__(self, desk: ArbitrationPort, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._desk = desk
-        self.commit: VoteCommitLike | None = None
+        self.commitment: str | None = None
 
     def compose(self) -> ComposeResult:
         with Horizontal(classes="arb-row"):
@@ -42,7 +49,6 @@ class VoteForm(Vertical):
         yield CalmButton("Commit", id="vote-go", compact=True)
         yield Static(Text(""), id="vote-error")
         yield Static(Text(""), id="vote-result")
-        yield SecretValue(Text(""), id="vote-salt")
 
     @on(Button.Pressed, "#vote-go")
     @on(Input.Submitted)
@@ -50,17 +56,16 @@ class VoteForm(Vertical):
         contract = self.query_one("#vote-contract", Input).value.strip()
         verdict = self.query_one("#vote-verdict", Input).value.strip()
         error = self.query_one("#vote-error", Static)
+        result = self.query_one("#vote-result", Static)
         try:
             commit = self._desk.commit_vote(contract, verdict)
         except Exception as exc:
-            self.commit = None
+            self.commitment = None
             error.update(literal(describe_error(exc)))
-            self.query_one("#vote-result", Static).update(Text(""))
-            self.query_one("#vote-salt", SecretValue).update(Text(""))
+            result.update(Text(""))
             return
-        self.commit = commit
+        self.commitment = commit.commitment
         error.update(Text(""))
-        self.query_one("#vote-result", Static).update(
-            Text.assemble("commitment (post this now): ", literal(commit.commitment)))
-        self.query_one("#vote-salt", SecretValue).update(Text.assemble(
-            "salt (keep it private until the reveal): ", literal(commit.salt)))
+        result.update(Text.assemble("commitment (post this now): ", literal(commit.commitment)))
+        self.app.push_screen(SecretScreen("Vote salt (for the reveal round)", commit.salt,
+                                          SALT_WARNING))

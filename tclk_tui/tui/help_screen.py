@@ -9,7 +9,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Static
+from textual.widgets import Footer, Static
 
 HelpSection = tuple[str, Sequence[BindingType]]
 
@@ -67,6 +67,7 @@ class HelpScreen(ModalScreen[None]):
                               style="bold"))
             with VerticalScroll(id="help-scroll"):
                 yield Static(help_text(self.sections), id="help-text")
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#help-scroll").focus()

@@ -14,7 +14,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Static
+from textual.widgets import Button, Footer, Input, Static
 
 from tclk_tui.engine.views import DealView
 from tclk_tui.tui.calm_button import CalmButton
@@ -56,6 +56,7 @@ class HeartbeatScreen(ModalScreen[DealView | None]):
             with Horizontal(id="heartbeat-buttons"):
                 yield CalmButton("Back out", id="heartbeat-cancel", compact=True)
                 yield CalmButton("Send", id="heartbeat-send", variant="primary", compact=True)
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#heartbeat-note", Input).focus()

@@ -16,7 +16,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Select, Static
+from textual.widgets import Button, Footer, Input, Select, Static
 
 from tclk_tui.engine.views import DealView, FieldProblem, OfferDraft
 from tclk_tui.tui.calm_button import CalmButton
@@ -94,7 +94,8 @@ class OfferFormScreen(ModalScreen[DealView | None]):
             with Horizontal(id="form-buttons"):
                 yield CalmButton("Back out", id="form-cancel", compact=True)
                 yield CalmButton("Post offer", id="form-post", variant="primary", disabled=True,
-                             compact=True)
+                                 compact=True)
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self._revalidate()

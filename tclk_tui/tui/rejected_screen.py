@@ -7,7 +7,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import DataTable, Static
+from textual.widgets import DataTable, Footer, Static
 
 from tclk_tui.tui.safe import literal
 
@@ -38,6 +38,7 @@ class RejectedScreen(ModalScreen[None]):
                               style="bold"))
             yield DataTable(id="rejected-table", cursor_type="row", zebra_stripes=False)
             yield Static(Text("These lines never became offers. Esc closes."), classes="hint")
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)

@@ -10,7 +10,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Checkbox, Input, Static
+from textual.widgets import Button, Checkbox, Footer, Input, Static
 
 from tclk_tui.tui.calm_button import CalmButton
 from tclk_tui.tui.calm_input import SecretInput
@@ -58,7 +58,8 @@ class RestoreScreen(ModalScreen[bool]):
             with Horizontal(id="restore-buttons"):
                 yield CalmButton("Back out", id="restore-cancel", compact=True)
                 yield CalmButton("Restore", id="restore-ok", variant="warning", disabled=True,
-                             compact=True)
+                                 compact=True)
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#restore-text", Input).focus()

@@ -106,3 +106,23 @@ async def test_cli_bad_input_is_one_line_never_a_traceback(venue, home):
     code, _out, err = await _cli("http://127.0.0.1:9", home, "alice", "board")
     assert code == 1 and "cannot reach the venue" in err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+async def test_vault_backup_then_restore_from_stdin_into_a_new_home(venue, home, tmp_path):
+    code, out, err = await _cli(venue.url, home, "alice", "vault", "backup")
+    assert code == 2 and "--yes" in err and out == ""
+    code, out, err = await _cli(venue.url, home, "alice", "vault", "backup", "--yes")
+    assert code == 0, err
+    seed = out.strip()
+    new_home = tmp_path / "new-home"
+    _make_vault(new_home, "alice")  # an existing vault with another seed: needs --replace
+    env = dict(os.environ, **{PASS_ENV: "pw"})
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "tclk_tui.cli", "--home", str(new_home), "--profile", "alice",
+        "--vault", "file", "--passphrase-env", PASS_ENV, "vault", "restore", "--replace",
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE, env=env)
+    async with asyncio.timeout(60):
+        out, err = await proc.communicate(seed.encode() + b"\n")
+    assert proc.returncode == 0, err.decode()
+    assert "restored" in out.decode() and seed not in out.decode() + err.decode()

@@ -27,7 +27,8 @@ def _run_on_a_terminal(home: Path, answers: list[str]) -> tuple[int, str]:
         if not chunk:
             break
         output += chunk
-        if pending and output.rstrip().endswith(b":"):
+        # Answer only a prompt that is waiting: getpass flushes input typed before it asks.
+        if pending and output.endswith(b": "):
             os.write(leader, pending.pop(0).encode() + b"\n")
     os.close(leader)
     return proc.wait(timeout=60), output.decode(errors="replace")

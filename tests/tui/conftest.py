@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 
 import pytest
@@ -33,6 +34,18 @@ async def wait_for(pilot: Pilot, predicate: Callable[[], object], *, attempts: i
             return
         await pilot.pause()
     raise AssertionError(f"timed out waiting for {what}")
+
+
+async def wait_for_timer(pilot: Pilot, predicate: Callable[[], object], *,
+                         timeout_s: float = 5.0, what: str = "condition") -> None:
+    """Like `wait_for`, for conditions a timer brings about: the app's clock has to move, so
+    poll with short pauses, bounded by a deadline."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout_s
+    while not predicate():
+        if loop.time() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await pilot.pause(0.01)
 
 
 @pytest.fixture

@@ -24,6 +24,8 @@ from tclk_tui.engine.views import (
     TimelineEntry,
     VaultStatus,
 )
+from tclk_tui.vault.backup import encode_backup
+from tclk_tui.vault.secret import MasterSeed
 
 NOW_MS = 1_767_225_600_000  # 2026-01-01 00:00:00 UTC
 MINUTE = 60_000
@@ -31,7 +33,8 @@ HOUR = 60 * MINUTE
 ME = "did:key:z6MkmeMEmeMEmeMEmeMEmeMEmeMEmeMEmeMEmeMEmeMEmeMEmeMEme"
 THEM = "did:key:z6MkthemTHEMthemTHEMthemTHEMthemTHEMthemTHEMthemTH"
 CONTRACT = "0xabcd" + "12" * 30
-SEED_TEXT = "seed-words-never-in-a-log"
+# A real backup text (`tclk-seed1 xxxx-xxxx-...`), so the screen's layout of it is the real one.
+SEED_TEXT = encode_backup(MasterSeed(bytes(range(32))))
 SECRET_VALUE = "0x" + "5e" * 32
 
 

@@ -1,14 +1,17 @@
 import pytest
 from textual.command import CommandPalette
-from textual.widgets import Input
+from textual.widgets import Button, Input
 
 from tclk_tui.engine.events import DeadlineWarning, Notice, VenueStatus
+from tclk_tui.tui.accept_screen import AcceptScreen
 from tclk_tui.tui.app import TclkApp
 from tclk_tui.tui.calm_input import CalmInput
+from tclk_tui.tui.gate_screen import GateScreen
 from tclk_tui.tui.header_bar import HeaderBar
 from tclk_tui.tui.help_screen import HelpScreen
 from tclk_tui.tui.offer_table import OfferTable
 from tests.tui.conftest import screen_text, wait_for
+from tests.tui.contract_wallet import make_offer
 
 
 async def test_header_shows_profile_identity_venue_status_and_clock(wallet, clock):
@@ -224,3 +227,74 @@ async def test_the_app_holds_one_subscription_and_drops_it_on_exit(wallet, clock
         wallet.events.publish(VenueStatus("rate-limited"))
         await wait_for(pilot, lambda: app.query_one(HeaderBar).status.state == "rate-limited")
     assert wallet.events._queues == []
+
+
+async def test_clicking_a_tab_leaves_the_pane_keys_live(wallet, clock):
+    app = TclkApp(wallet, clock_ms=clock)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.click("#--content-tab-deals")
+        await wait_for(pilot, lambda: app.active_pane == "deals")
+        await wait_for(pilot, lambda: app.deal_room.view is not None)
+        await pilot.pause()
+        assert app.deal_room in app.focused.ancestors_with_self
+        await pilot.press("r")
+        await wait_for(pilot, lambda: isinstance(app.screen, GateScreen), what="the reveal gate")
+
+
+async def test_arrowing_to_a_tab_leaves_the_pane_keys_live(wallet, clock):
+    app = TclkApp(wallet, clock_ms=clock)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.query_one("#panes ContentTabs").focus()
+        await pilot.pause()
+        await pilot.press("right")
+        await wait_for(pilot, lambda: app.active_pane == "deals")
+        await wait_for(pilot, lambda: app.deal_room.view is not None)
+        await pilot.pause()
+        await pilot.press("r")
+        await wait_for(pilot, lambda: isinstance(app.screen, GateScreen), what="the reveal gate")
+        assert app.screen.request.action == "reveal"
+
+
+@pytest.mark.parametrize("title", ["Show vault", "Filter offers", "Arbitration: tally"])
+async def test_palette_pane_commands_do_nothing_under_a_dialog(wallet, clock, title):
+    app = TclkApp(wallet, clock_ms=clock)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.open_accept(wallet.board.get(make_offer(0).offer_id))
+        await wait_for(pilot, lambda: isinstance(app.screen, AcceptScreen))
+        underneath = app.default_screen.focused
+        assert isinstance(underneath, OfferTable)
+        command = next(c for c in app.palette_commands() if c.title == title)
+        command.run()
+        await pilot.pause()
+        assert app.active_pane == "board" and isinstance(app.screen, AcceptScreen)
+        assert isinstance(app.focused, Button) and app.focused.id == "accept-cancel"
+        assert app.default_screen.focused is underneath  # nothing moved underneath either
+
+
+async def test_palette_opened_over_a_dialog_does_not_switch_panes(wallet, clock):
+    app = TclkApp(wallet, clock_ms=clock)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("question_mark")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
+        await pilot.press("ctrl+p")
+        await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette))
+        await pilot.press(*"show vault")
+        await pilot.pause()
+        await pilot.press("down", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), what="palette closed")
+        await pilot.pause()
+        assert app.active_pane == "board"
+
+
+async def test_help_lists_the_dialog_confirm_key(wallet, clock):
+    app = TclkApp(wallet, clock_ms=clock)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("question_mark")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
+        text = app.screen.query_one("#help-text").render().plain
+        dialogs = text.split("Dialogs", 1)[1]
+        assert any(line.split()[:1] == ["y"] and "Confirm" in line and "accept" in line
+                   for line in dialogs.splitlines())

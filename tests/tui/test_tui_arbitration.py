@@ -7,6 +7,7 @@ from tclk_tui.tui.arb_tally import TallyForm
 from tclk_tui.tui.arb_verify import VerifyForm
 from tclk_tui.tui.arb_vote import VoteForm
 from tclk_tui.tui.arbitration_pane import ArbitrationPane
+from tclk_tui.tui.secret_screen import SecretScreen
 from tests.tui.conftest import screen_text, wait_for
 from tests.tui.contract_wallet import ContractDesk
 
@@ -26,17 +27,39 @@ def fill(app: App, values: dict[str, str]) -> None:
         app.query_one(selector, Input).value = value
 
 
-async def test_split_shows_numbered_shares():
+def held_anywhere(widget: object, needle: str) -> bool:
+    """Whether `needle` sits in any attribute of `widget` (a form must not keep a secret)."""
+    return any(needle in repr(value) for value in vars(widget).values())
+
+
+async def close_secret(app: App, pilot) -> str:
+    """The text the secret screen shows, then close it (Esc) and wait until it is gone."""
+    await wait_for(pilot, lambda: isinstance(app.screen, SecretScreen)
+                   and app.screen.query("#secret-value"), what="secret screen")
+    shown = app.screen.query_one("#secret-value").render().plain
+    await pilot.press("escape")
+    await wait_for(pilot, lambda: not isinstance(app.screen, SecretScreen), what="closed")
+    return shown
+
+
+async def test_split_shows_the_shares_once_and_forgets_them():
     app = Host()
     async with app.run_test(size=(100, 30)) as pilot:
         fill(app, {"#split-secret": "0x" + "ab" * 32, "#split-parts": "3"})
         await pilot.click("#split-go")
-        form = app.query_one(SplitForm)
-        await wait_for(pilot, lambda: len(form.shares) == 3)
+        await wait_for(pilot, lambda: isinstance(app.screen, SecretScreen))
         text = screen_text(app)
         assert " 1. pshare1-abab" in text and " 3. pshare3-abab" in text
+        assert "3 shares" in text
         assert "0x" + "ab" * 32 not in text  # the secret field is masked
-        assert not app.query_one("#split-result").allow_select  # never selectable, never copied
+        assert app.screen.HOLDS_SECRET and not app.screen.query_one("#secret-value").allow_select
+        shown = await close_secret(app, pilot)
+        assert "pshare2-abab" in shown
+        # Gone from the main screen, from the form, and from the field it was typed into.
+        assert "pshare" not in screen_text(app)
+        form = app.query_one(SplitForm)
+        assert not held_anywhere(form, "pshare")
+        assert app.query_one("#split-secret", Input).value == ""
 
 
 async def test_split_refusal_is_shown():
@@ -45,51 +68,64 @@ async def test_split_refusal_is_shown():
         fill(app, {"#split-secret": "0x1", "#split-parts": "1"})
         await pilot.click("#split-go")
         await wait_for(pilot, lambda: "parts must be at least 2" in screen_text(app))
-        assert app.query_one(SplitForm).shares == []
+        assert not isinstance(app.screen, SecretScreen)
+        assert app.query_one("#split-secret", Input).value == "0x1"  # kept to correct
 
 
 def test_split_shares_accepts_any_separator():
     assert split_shares(" a, b;c\nd  ") == ["a", "b", "c", "d"]
 
 
-async def test_combine_reports_whether_it_opens():
+async def test_combine_shows_the_value_once_and_says_whether_it_opens():
     app = Host()
+    combined = "0x" + "77" * 32
     async with app.run_test(size=(100, 30)) as pilot:
         app.query_one(ArbitrationPane).show_section("combine")
         await pilot.pause()
         app.query_one("#combine-kind", Select).value = "witness"
         fill(app, {"#combine-shares": "s1 s2 s3", "#combine-statement": "0xgood"})
         await pilot.click("#combine-go")
+        await wait_for(pilot, lambda: isinstance(app.screen, SecretScreen))
+        assert "witness" in screen_text(app)
+        assert await close_secret(app, pilot) == combined
         form = app.query_one(CombineForm)
-        await wait_for(pilot, lambda: form.result is not None)
-        assert form.result.opens is True
+        assert form.opens is True
         assert "OPENS the statement" in screen_text(app)
-        fill(app, {"#combine-statement": "0xbad"})
+        assert combined not in screen_text(app) and not held_anywhere(form, "7777")
+        assert app.query_one("#combine-shares", Input).value == ""
+        fill(app, {"#combine-shares": "s1 s2", "#combine-statement": "0xbad"})
         form.combine()
-        await pilot.pause()
+        await close_secret(app, pilot)
         assert "does NOT open the statement" in screen_text(app)
-        fill(app, {"#combine-statement": ""})
+        fill(app, {"#combine-shares": "s1 s2", "#combine-statement": ""})
         form.combine()
-        await pilot.pause()
+        await close_secret(app, pilot)
         assert "no statement given" in screen_text(app)
+        form.combine()  # no shares: refused, nothing shown
+        await wait_for(pilot, lambda: "no shares given" in screen_text(app))
+        assert not isinstance(app.screen, SecretScreen) and form.opens is None
 
 
-async def test_vote_commit_shows_commitment_and_salt_and_protocol_errors():
+async def test_vote_commit_keeps_the_commitment_and_shows_the_salt_once():
     app = Host()
     async with app.run_test(size=(100, 30)) as pilot:
         app.query_one(ArbitrationPane).show_section("vote")
         await pilot.pause()
         fill(app, {"#vote-contract": "0xabc", "#vote-verdict": "claimed"})
         await pilot.click("#vote-go")
+        await wait_for(pilot, lambda: isinstance(app.screen, SecretScreen))
+        assert "private until the reveal" in screen_text(app)
+        assert await close_secret(app, pilot) == "0x" + "5a" * 16
         form = app.query_one(VoteForm)
-        await wait_for(pilot, lambda: form.commit is not None)
+        assert form.commitment == "0x" + "c0" * 32
         text = screen_text(app)
         assert "commitment (post this now): 0x" + "c0" * 10 in text
-        assert "salt (keep it private until the reveal): 0x5a5a" in text
+        assert "5a5a" not in text and not held_anywhere(form, "5a5a")
         fill(app, {"#vote-verdict": "a|b"})
         form.commit_vote()
         await pilot.pause()
-        assert form.commit is None
+        assert form.commitment is None
+        assert not isinstance(app.screen, SecretScreen)
         assert "tclk: verdict must not contain '|'" in screen_text(app)
 
 

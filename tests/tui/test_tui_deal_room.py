@@ -227,3 +227,29 @@ async def test_receipt_is_posted_directly(wallet, clock):
         await wait_for(pilot, lambda: app.deal_room.view is not None)
         await pilot.press("e")
         await wait_for(pilot, lambda: ("receipt", deal_id) in wallet.calls)
+
+
+async def test_the_app_gate_follows_the_engine_and_confirms_its_newest_answer(wallet, clock):
+    app = TclkApp(wallet, clock_ms=clock)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.action_show_pane("deals")
+        await wait_for(pilot, lambda: app.deal_room.view is not None)
+        await pilot.press("r")
+        await wait_for(pilot, lambda: isinstance(app.screen, GateScreen)
+                       and app.screen.query("#gate-code"))
+        gate = app.screen
+        await pilot.press(*"abcd")
+        assert not gate.request.late
+        session = wallet.deal("0x" + "d1" * 32)
+        session.next_request = gate_request("reveal", late=True)  # claimByMs has passed
+        gate.refresh_request()  # what the one-second timer calls
+        await pilot.pause()
+        assert gate.request.late and not gate.ready()
+        assert gate.query_one("#gate-code", Input).value == "abcd"
+        gate.query_one("#gate-late", Checkbox).value = True
+        await wait_for(pilot, lambda: gate.ready())
+        gate.query_one("#gate-code", Input).focus()
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: session.confirmations)
+        request, typed, late = session.confirmations[0]
+        assert request.late and typed == "abcd" and late is True

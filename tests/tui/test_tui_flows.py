@@ -149,12 +149,19 @@ async def test_vote_commit_and_verify_through_the_desk(demo):
         app.query_one("#vote-contract", Input).value = contract
         app.query_one("#vote-verdict", Input).value = "claimed"
         app.query_one(VoteForm).commit_vote()
-        commit = app.query_one(VoteForm).commit
-        assert commit is not None
+        commitment = app.query_one(VoteForm).commitment
+        assert commitment is not None
+        # The salt is shown once, in the secret screen; the juror copies it from there.
+        await settle(pilot, lambda: isinstance(app.screen, SecretScreen)
+                     and app.screen.query("#secret-value"), "the salt")
+        salt = app.screen.query_one("#secret-value").render().plain
+        await pilot.press("escape")
+        await settle(pilot, lambda: not isinstance(app.screen, SecretScreen), "closed")
+        assert salt not in screen_text(app)
         pane.show_section("verify")
         await pilot.pause()
-        for name, value in (("commitment", commit.commitment), ("contract", contract),
-                            ("verdict", "claimed"), ("salt", commit.salt)):
+        for name, value in (("commitment", commitment), ("contract", contract),
+                            ("verdict", "claimed"), ("salt", salt)):
             app.query_one(f"#verify-{name}", Input).value = value
         app.query_one(VerifyForm).verify()
         assert app.query_one(VerifyForm).verdict_ok is True

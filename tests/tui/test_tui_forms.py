@@ -1,3 +1,6 @@
+from dataclasses import replace
+
+import pytest
 from textual.app import App
 from textual.widgets import Button, Checkbox, Input, Select
 
@@ -5,8 +8,14 @@ from tclk_tui.tui.accept_screen import AcceptScreen
 from tclk_tui.tui.app import TclkApp
 from tclk_tui.tui.offer_form import OfferFormScreen
 from tclk_tui.tui.restore_screen import RestoreScreen
-from tests.tui.conftest import screen_text, wait_for
-from tests.tui.contract_wallet import NOW_MS, ContractWallet, make_deal, make_offer
+from tests.tui.conftest import screen_text, wait_for, wait_for_timer
+from tests.tui.contract_wallet import (
+    Clock,
+    ContractBoard,
+    ContractWallet,
+    make_deal,
+    make_offer,
+)
 
 
 class Host(App[None]):
@@ -94,7 +103,7 @@ async def test_accept_screen_offers_only_the_offers_rails():
         chosen.append(rail)
         return make_deal(row.offer_id, status="accepted")
 
-    app = Host(AcceptScreen(row, NOW_MS, accept))
+    app = Host(AcceptScreen(row, Clock(), accept))
     async with app.run_test(size=(100, 30)) as pilot:
         select = app.screen.query_one("#accept-rail", Select)
         values = [value for _, value in select._options]
@@ -110,7 +119,7 @@ async def test_accept_screen_shows_refusal():
         raise __import__("tests.tui.contract_wallet", fromlist=["x"]).EngineError(
             "offer expired")
 
-    app = Host(AcceptScreen(make_offer(0), NOW_MS, accept))
+    app = Host(AcceptScreen(make_offer(0), Clock(), accept))
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.click("#accept-ok")
         await wait_for(pilot, lambda: app.screen.error == "offer expired")
@@ -159,3 +168,72 @@ async def test_new_offer_from_the_board_opens_the_deal(wallet, clock):
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: app.active_pane == "deals")
         assert app.deal_room.view.deal_id == "0x" + "0f" * 32
+
+
+async def test_accept_screen_keeps_the_terms_live_and_refuses_a_closed_offer(monkeypatch):
+    monkeypatch.setattr(AcceptScreen, "TICK_SECONDS", 0.02)
+    clock = Clock()
+    row = make_offer(0)
+    board = ContractBoard([row])
+    sent: list[str | None] = []
+
+    async def accept(rail):
+        sent.append(rail)
+        return make_deal(row.offer_id, status="accepted")
+
+    app = Host(AcceptScreen(row, clock, accept, row_source=lambda: board.get(row.offer_id)))
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = app.screen
+        assert "expires 10m00s" in screen_text(app)
+        clock.value += 61_000
+        await wait_for_timer(pilot, lambda: "expires 8m59s" in screen_text(app),
+                             what="a live countdown")
+        assert not screen.query_one("#accept-ok", Button).disabled
+        board.put(replace(row, status="accepted"))
+        await wait_for_timer(pilot, lambda: screen.query_one("#accept-ok", Button).disabled,
+                             what="Accept disabled")
+        await pilot.pause()
+        text = screen_text(app)
+        assert "no longer open" in text and "accepted" in text
+        await pilot.press("y")
+        screen.action_accept()
+        await pilot.pause()
+        assert sent == [] and app.results == []
+
+
+@pytest.mark.parametrize("change", ["gone", "expired-by-clock"])
+async def test_accept_screen_disables_accept_when_the_offer_goes(change):
+    clock = Clock()
+    row = make_offer(0)
+    board = ContractBoard([row])
+    async def accept(rail):
+        raise AssertionError("Accept must not be reachable")
+
+    app = Host(AcceptScreen(row, clock, accept, row_source=lambda: board.get(row.offer_id)))
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = app.screen
+        if change == "gone":
+            board.rows.clear()
+        else:
+            clock.value = row.expires_ms  # the board has not marked it yet; the clock has
+        screen.tick()
+        await pilot.pause()
+        assert screen.query_one("#accept-ok", Button).disabled
+        assert "no longer open" in screen_text(app)
+
+
+async def test_the_app_passes_its_clock_and_the_board_to_the_accept_screen(wallet, clock):
+    app = TclkApp(wallet, clock_ms=clock)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        row = wallet.board.get(make_offer(0).offer_id)
+        app.open_accept(row)
+        await wait_for(pilot, lambda: isinstance(app.screen, AcceptScreen)
+                       and app.screen.query("#accept-ok"))
+        screen = app.screen
+        wallet.board.put(replace(row, status="cancelled"))
+        clock.value += 5_000
+        screen.tick()
+        await pilot.pause()
+        assert screen.query_one("#accept-ok", Button).disabled
+        assert "cancelled" in screen_text(app)

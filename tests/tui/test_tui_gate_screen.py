@@ -1,9 +1,12 @@
+from dataclasses import replace
+
+import pytest
 from textual.app import App
 from textual.widgets import Button, Checkbox, Input
 
 from tclk_tui.engine.gates import GateFact, GateRefused
 from tclk_tui.tui.gate_screen import MARK_BLOCKS, MARK_NOTE, MARK_OK, GateScreen, fact_text
-from tests.tui.conftest import HOSTILE, screen_text, wait_for
+from tests.tui.conftest import HOSTILE, screen_text, wait_for, wait_for_timer
 from tests.tui.contract_wallet import SECRET_VALUE, gate_request
 
 
@@ -27,7 +30,7 @@ def test_fact_marks():
 async def test_shows_every_fact_and_never_the_secret():
     calls: list[tuple[str | None, bool]] = []
 
-    def perform(code, ack):
+    def perform(request, code, ack):
         calls.append((code, ack))
         return SECRET_VALUE  # what a secret-reveal confirm returns
 
@@ -49,7 +52,7 @@ async def test_shows_every_fact_and_never_the_secret():
 
 async def test_blockers_disable_confirm_whatever_is_typed():
     request = gate_request("reveal", blockers=("the refund window is open",))
-    app = Host(GateScreen(request, lambda code, ack: None))
+    app = Host(GateScreen(request, lambda request, code, ack: None))
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press(*"abcd")
         await pilot.pause()
@@ -59,7 +62,7 @@ async def test_blockers_disable_confirm_whatever_is_typed():
 
 
 async def test_late_needs_the_box_ticked():
-    app = Host(GateScreen(gate_request("reveal", late=True), lambda code, ack: "ok"))
+    app = Host(GateScreen(gate_request("reveal", late=True), lambda request, code, ack: "ok"))
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press(*"abcd")
         assert not app.screen.ready()
@@ -73,7 +76,7 @@ async def test_late_needs_the_box_ticked():
 async def test_refusal_keeps_the_modal_open_and_allows_another_try():
     attempts: list[str | None] = []
 
-    async def perform(code, ack):
+    async def perform(request, code, ack):
         attempts.append(code)
         if len(attempts) == 1:
             raise GateRefused(HOSTILE)
@@ -91,7 +94,7 @@ async def test_refusal_keeps_the_modal_open_and_allows_another_try():
 
 
 async def test_unexpected_errors_show_only_their_type():
-    def perform(code, ack):
+    def perform(request, code, ack):
         raise ValueError("0x" + "5e" * 32)
 
     app = Host(GateScreen(gate_request("cancel", code=None), perform))
@@ -103,14 +106,128 @@ async def test_unexpected_errors_show_only_their_type():
 
 
 async def test_escape_backs_out():
-    app = Host(GateScreen(gate_request("cancel", code=None), lambda code, ack: "x"))
+    app = Host(GateScreen(gate_request("cancel", code=None), lambda request, code, ack: "x"))
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("escape")
         await wait_for(pilot, lambda: app.results == [None])
 
 
 async def test_code_field_has_focus_when_a_code_is_needed():
-    app = Host(GateScreen(gate_request("reveal"), lambda code, ack: "x"))
+    app = Host(GateScreen(gate_request("reveal"), lambda request, code, ack: "x"))
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
         assert isinstance(app.focused, Input) and app.focused.id == "gate-code"
+
+
+class Answers:
+    """An engine whose answer changes: `refresh()` returns the newest request, counted."""
+
+    def __init__(self, request) -> None:
+        self.request = request
+        self.fetched = 0
+
+    def __call__(self):
+        self.fetched += 1
+        return self.request
+
+
+async def test_a_refusal_refetches_the_request_and_keeps_the_typed_code():
+    answers = Answers(gate_request("reveal"))
+    seen: list[object] = []
+
+    def perform(request, code, ack):
+        seen.append(request)
+        answers.request = gate_request("reveal", blockers=("the refund window is open",))
+        raise GateRefused("the refund window is open")
+
+    app = Host(GateScreen(gate_request("reveal"), perform, refresh=answers))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press(*"abcd", "enter")
+        await wait_for(pilot, lambda: app.screen.request.blockers, what="the new blockers")
+        screen = app.screen
+        assert "The engine will refuse this now" in screen_text(app)
+        assert screen.query_one("#gate-confirm", Button).disabled
+        assert screen.query_one("#gate-code", Input).value == "abcd"
+        assert len(seen) == 1 and app.results == []
+
+
+async def test_the_request_is_refetched_every_interval_and_confirm_uses_the_newest(monkeypatch):
+    monkeypatch.setattr(GateScreen, "REFRESH_SECONDS", 0.02)
+    first = gate_request("reveal")
+    answers = Answers(first)
+    seen: list[object] = []
+
+    def perform(request, code, ack):
+        seen.append((request, code, ack))
+        return "claimed"
+
+    app = Host(GateScreen(first, perform, refresh=answers))
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = app.screen
+        assert not screen.query_one("#gate-late", Checkbox).display  # on time: no box
+        await pilot.press(*"abcd")
+        await wait_for(pilot, lambda: screen.ready())
+        # claimByMs passes while the modal is open: the engine now says "late".
+        late_facts = (*first.facts, GateFact("claim window", False, "past claimByMs"))
+        answers.request = replace(first, late=True, facts=late_facts, created_ms=first.created_ms
+                                  + 60_000)
+        await wait_for_timer(pilot, lambda: screen.request.late, what="the late answer")
+        await pilot.pause()
+        assert screen.query_one("#gate-late", Checkbox).display
+        assert "past claimByMs" in screen_text(app)
+        assert screen.query_one("#gate-code", Input).value == "abcd"
+        assert not screen.ready() and screen.query_one("#gate-confirm", Button).disabled
+        assert seen == []  # a fresh answer never confirms by itself
+        fetched = answers.fetched
+        await wait_for_timer(pilot, lambda: answers.fetched > fetched + 1, what="more ticks")
+        assert seen == []
+        screen.query_one("#gate-late", Checkbox).value = True
+        await pilot.pause()
+        await pilot.click("#gate-confirm")
+        await wait_for(pilot, lambda: app.results == ["claimed"])
+        assert seen == [(answers.request, "abcd", True)]
+        assert seen[0][0].late
+
+
+async def test_a_request_that_stops_being_late_drops_the_tick():
+    late = gate_request("reveal", late=True)
+    answers = Answers(late)
+    app = Host(GateScreen(late, lambda request, code, ack: "x", refresh=answers))
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = app.screen
+        screen.query_one("#gate-late", Checkbox).value = True
+        await pilot.pause()
+        screen.refresh_request()
+        await pilot.pause()
+        assert screen.query_one("#gate-late", Checkbox).value  # same answer: the tick stays
+        answers.request = gate_request("reveal")
+        screen.refresh_request()
+        await pilot.pause()
+        assert not screen.query_one("#gate-late", Checkbox).display
+        assert not screen.acknowledged
+        answers.request = late
+        screen.refresh_request()
+        await pilot.pause()
+        assert not screen.query_one("#gate-late", Checkbox).value  # ticked afresh, never carried
+
+
+@pytest.mark.parametrize("problem", [RuntimeError("journal locked"), "not a request",
+                                     gate_request("cancel"),
+                                     gate_request("reveal", deal_id="0x" + "e2" * 32)],
+                         ids=["raises", "not-a-request", "other-action", "other-deal"])
+async def test_a_failed_refetch_fails_closed(problem):
+    def refresh():
+        if isinstance(problem, Exception):
+            raise problem
+        return problem
+
+    app = Host(GateScreen(gate_request("reveal"), lambda request, code, ack: "x",
+                          refresh=refresh))
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = app.screen
+        await pilot.press(*"abcd")
+        await wait_for(pilot, lambda: screen.ready())
+        screen.refresh_request()
+        await pilot.pause()
+        assert not screen.ready() and screen.query_one("#gate-confirm", Button).disabled
+        assert "Could not re-check with the engine" in screen_text(app)
