@@ -51,6 +51,11 @@ class VoteCommit:
     salt: str
     commitment: str
 
+    def __repr__(self) -> str:
+        # The salt seals the vote until the reveal round: keep it out of logs and reprs.
+        return (f"VoteCommit(contract={self.contract!r}, commitment={self.commitment!r}, "
+                "verdict=<redacted>, salt=<redacted>)")
+
     @property
     def commit_line(self) -> str:
         return commit_line(self.commitment)

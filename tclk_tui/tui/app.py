@@ -48,6 +48,7 @@ from tclk_tui.tui.help_screen import HelpScreen, HelpSection
 from tclk_tui.tui.note_screen import HeartbeatScreen
 from tclk_tui.tui.offer_form import OfferFormScreen
 from tclk_tui.tui.offer_table import OfferTable
+from tclk_tui.tui.pane_tabs import PaneTabs
 from tclk_tui.tui.ports import WalletPort
 from tclk_tui.tui.rejected_screen import RejectedScreen
 from tclk_tui.tui.restore_screen import RestoreScreen
@@ -128,7 +129,7 @@ class TclkApp(App[None]):
         wallet = self.wallet
         yield HeaderBar(profile=wallet.profile, did=wallet.did, venue_url=wallet.venue_url,
                         clock_ms=self.clock_ms, id="header")
-        with TabbedContent(id="panes", initial="board"):
+        with PaneTabs(id="panes", initial="board"):
             with TabPane(PANES[0][1], id="board"):
                 yield BoardPane(clock_ms=self.clock_ms, id="board-pane")
             with TabPane(PANES[1][1], id="deals"):
@@ -549,13 +550,13 @@ class TclkApp(App[None]):
             self.refresh_vault()
         elif pane == "deals":
             self.refresh_deals()
-        # A tab chosen by mouse or arrows leaves focus on the tab strip, where no pane key
-        # works; hand it to the pane, as the number keys do. Focus that is already somewhere
-        # else was put there on purpose (and moving it would switch panes back), so leave it.
-        with _closing_quietly():
-            strip = self.query_one("#panes > ContentTabs")
-            if self.focused is None or self.focused is strip:
-                self._focus_pane(pane)
+
+    @on(PaneTabs.Chosen)
+    def _pane_chosen(self, event: PaneTabs.Chosen) -> None:
+        """A tab chosen on the strip (mouse or arrows) hands focus to its pane, as the number
+        keys do, so the pane's keys work at once."""
+        if self.screen is self.default_screen:
+            self._focus_pane(event.pane)
 
     def _focus_pane(self, name: str) -> None:
         targets = {"board": "#offer-table", "deals": "#deal-list", "vault": "#vault-secrets",

@@ -60,3 +60,9 @@ async def test_round_in_a_deal_room_counts_opened_votes_and_names_problems(pair)
     assert tally.counts == {"release": 1}
     assert any("does not open" in p for p in tally.problems)
     assert any("after reveals began" in p for p in tally.problems)
+
+
+def test_a_vote_commit_repr_hides_its_salt_and_verdict(pair):
+    vote = pair.alice.arbitration.commit_vote(CONTRACT, "release")
+    assert vote.salt not in repr(vote) and "release" not in repr(vote)
+    assert vote.commitment in repr(vote)
