@@ -59,3 +59,13 @@ def wallet(clock: Clock) -> ContractWallet:
     rows.append(make_offer(99, mine=True, asset="FLOP"))
     return ContractWallet(rows=rows, deals=[make_deal()], clock=clock,
                           rejected={"bad signature": 3, "frame sender is not the signer": 1})
+
+
+@pytest.fixture
+async def demo():
+    """The demo session (rehearsal venue, scripted agent, throwaway profile), for flows on the
+    real engine; imported here so collecting the suite never needs it."""
+    from tclk_tui.engine.demo import demo_session
+
+    async with demo_session() as session:
+        yield session

@@ -7,10 +7,9 @@ The engine is imported inside the fixture, so collecting this file never needs i
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from typing import Any
 
-import pytest
 from textual.pilot import Pilot
 from textual.widgets import Button, Input
 
@@ -31,12 +30,6 @@ SIZE = (120, 40)
 TIMEOUT_S = 20.0
 
 
-@pytest.fixture
-async def demo() -> AsyncIterator[Any]:
-    from tclk_tui.engine.demo import demo_session
-
-    async with demo_session() as session:
-        yield session
 
 
 async def settle(pilot: Pilot, predicate: Callable[[], object], what: str) -> None:

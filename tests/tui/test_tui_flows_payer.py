@@ -4,11 +4,8 @@ reveal refused by the engine and shown as such in the app."""
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
-import pytest
 from textual.widgets import Button, Input
 
 from tclk_tui.protocol.naming import deal_room
@@ -19,14 +16,6 @@ from tclk_tui.tui.offer_form import OfferFormScreen
 from tests.engine.helpers import draft, open_wallet, post_as
 from tests.tui.conftest import screen_text
 from tests.tui.test_tui_flows import SIZE, settle
-
-
-@pytest.fixture
-async def demo() -> AsyncIterator[Any]:
-    from tclk_tui.engine.demo import demo_session
-
-    async with demo_session() as session:
-        yield session
 
 
 async def test_a_full_deal_as_payer_against_the_demo_agent(demo):
