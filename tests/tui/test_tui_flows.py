@@ -43,6 +43,15 @@ async def settle(pilot: Pilot, predicate: Callable[[], object], what: str) -> No
         await asyncio.sleep(0.02)
 
 
+async def fill_offer_form(pilot: Pilot, form: OfferFormScreen, *, amount: str) -> None:
+    """Type a clean payer offer on paper and wait until the form lets it be posted."""
+    form.query_one("#field-amount", Input).value = amount
+    form.query_one("#field-asset", Input).value = "FLOP"
+    form.query_one("#field-rails", Input).value = "paper"
+    await settle(pilot, lambda: not form.query_one("#form-post", Button).disabled,
+                 "a clean draft")
+
+
 def agent_hash_offer(app: TclkApp) -> Any:
     table = app.query_one(OfferTable)
     rows = [table.row_at(i) for i in range(table.row_count)]
@@ -93,11 +102,7 @@ async def test_offer_form_validates_with_the_engine_and_posts(demo):
         form.query_one("#field-amount", Input).value = "0"
         await settle(pilot, lambda: form.query_one("#problem-amount").display, "a problem")
         assert form.query_one("#form-post", Button).disabled
-        form.query_one("#field-amount", Input).value = "4200"
-        form.query_one("#field-asset", Input).value = "FLOP"
-        form.query_one("#field-rails", Input).value = "paper"
-        await settle(pilot, lambda: not form.query_one("#form-post", Button).disabled,
-                     "a clean draft")
+        await fill_offer_form(pilot, form, amount="4200")
         await pilot.press("ctrl+s")
         await settle(pilot, lambda: app.active_pane == "deals", "the new deal")
         view = app.deal_room.view

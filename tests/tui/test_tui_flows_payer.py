@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from textual.widgets import Button, Input
+from textual.widgets import Button
 
 from tclk_tui.protocol.naming import deal_room
 from tclk_tui.rehearsal.runner import start_venue
@@ -15,7 +15,7 @@ from tclk_tui.tui.gate_screen import GateScreen
 from tclk_tui.tui.offer_form import OfferFormScreen
 from tests.engine.helpers import draft, open_wallet, post_as
 from tests.tui.conftest import screen_text
-from tests.tui.test_tui_flows import SIZE, settle
+from tests.tui.test_tui_flows import SIZE, fill_offer_form, settle
 
 
 async def test_a_full_deal_as_payer_against_the_demo_agent(demo):
@@ -25,11 +25,7 @@ async def test_a_full_deal_as_payer_against_the_demo_agent(demo):
         await pilot.press("n")
         await settle(pilot, lambda: isinstance(app.screen, OfferFormScreen), "offer form")
         form = app.screen
-        form.query_one("#field-amount", Input).value = "777"
-        form.query_one("#field-asset", Input).value = "FLOP"
-        form.query_one("#field-rails", Input).value = "paper"
-        await settle(pilot, lambda: not form.query_one("#form-post", Button).disabled,
-                     "a clean draft")
+        await fill_offer_form(pilot, form, amount="777")
         await pilot.press("ctrl+s")
         await settle(pilot, lambda: app.active_pane == "deals", "our deal")
         deal_id = app.deal_room.view.deal_id
