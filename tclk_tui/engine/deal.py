@@ -16,7 +16,7 @@ from tclk_tui.engine.deadlines import deal_deadlines
 from tclk_tui.engine.events import DealAdvanced, Notice
 from tclk_tui.engine.gates import GateFact, GateRefused, GateRequest
 from tclk_tui.engine.ports import DealContext
-from tclk_tui.engine.views import DealView, RecordView, TimelineEntry
+from tclk_tui.engine.views import Deadlines, DealView, RecordView, TimelineEntry
 from tclk_tui.protocol.adaptor import get_public_key, pre_sign, verify_pre_signature
 from tclk_tui.protocol.codec import encode_frame, try_decode_frame
 from tclk_tui.protocol.errors import TclkError
@@ -105,6 +105,7 @@ class DealSession:
     lock_check: LockCheck | None = None
     _state: ContractState | None = None
     _steps: tuple = ()
+    _badges: dict[tuple[str, int, str], bool] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         self._refold()
@@ -203,15 +204,26 @@ class DealSession:
             acts.add("receipt")
         return frozenset(acts)
 
+    def deadlines(self) -> Deadlines:
+        """The deal's deadlines and last safe moment now (cheap: the per-second tick's view)."""
+        return deal_deadlines(self.offer, self.state.status, self.role, self.ctx.now_ms(),
+                              self.offer_record.timestamp_ms)
+
+    def _verified(self, record: TranscriptRecord) -> bool:
+        """A record's signature badge, checked once per record (views are drawn often)."""
+        key = (record.room, record.seq, record.line)
+        if key not in self._badges:
+            self._badges[key] = verify_transcript_record(record).ok
+        return self._badges[key]
+
     def view(self) -> DealView:
-        now = self.ctx.now_ms()
         state = self.state
         records = []
         for record, step in zip(self._records(), self._steps, strict=False):
             frame = try_decode_frame(record.line)
             records.append(RecordView(
                 room=record.room, seq=record.seq, ts_ms=record.timestamp_ms,
-                sender=record.sender, verified=verify_transcript_record(record).ok,
+                sender=record.sender, verified=self._verified(record),
                 type=frame.get("type") if frame else None,
                 summary=describe_frame(frame) if frame else record.line[:120],
                 ok=step.ok, reason=step.reason, mine=record.sender == self.ctx.did))
@@ -239,8 +251,7 @@ class DealSession:
             lock=self.offer["lock"], rail=state.rail, rail_ref=state.rail_ref,
             rails=tuple(self.offer["rails"]), counterparty=self.counterparty(),
             room=self.room,
-            deadlines=deal_deadlines(self.offer, state.status, self.role, now,
-                                     self.offer_record.timestamp_ms),
+            deadlines=self.deadlines(),
             actions=self.actions(), records=tuple(records), timeline=tuple(timeline),
             secret_held=self.ctx.secrets.deal_secret(self.deal_id) is not None,
             rail_moves_value=bool(rail.moves_value) if rail is not None else False,

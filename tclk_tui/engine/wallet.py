@@ -501,7 +501,7 @@ class Wallet:
         if changed.updated:
             self.events.publish(changed)
         for deal in self._deals.values():
-            d = deal.view().deadlines
+            d = deal.deadlines()
             if deal.state.terminal or deal.observer or d.last_safe_ms == 0:
                 continue
             opened = deal.offer_record.timestamp_ms
