@@ -164,12 +164,6 @@ class DealSession:
         self._announce(changed)
         return changed
 
-    def ingest_accept(self, record: TranscriptRecord) -> bool:
-        return self.ingest_board(record)
-
-    def ingest_board_cancel(self, record: TranscriptRecord) -> bool:
-        return self.ingest_board(record)
-
     def ingest_room(self, records: list[TranscriptRecord]) -> bool:
         known = {(r.seq, r.line) for r in self.room_records}
         fresh = [r for r in records if (r.seq, r.line) not in known]

@@ -370,13 +370,13 @@ class Wallet:
                 continue
             if frame["type"] == "accept" and frame["ref"] in self._deals:
                 deal = self._deals[frame["ref"]]
-                if deal.ingest_accept(record):
+                if deal.ingest_board(record):
                     self._sync_deal_row(deal)
                     if not self._closed and self._following:
                         self._follow(deal.room)
             elif frame["type"] == "cancel" and frame["contract"] in self._deals:
                 deal = self._deals[frame["contract"]]
-                if deal.ingest_board_cancel(record):
+                if deal.ingest_board(record):
                     self._sync_deal_row(deal)
 
     def _sync_deal_row(self, deal: DealSession) -> None:

@@ -11,37 +11,12 @@ import re
 import threading
 from typing import Protocol, runtime_checkable
 
-from tclk_tui.vault.errors import (
-    BackupTextInvalid,
-    InvalidEntryName,
-    SeedConflict,
-    SeedMissing,
-    VaultCorrupt,
-    VaultError,
-    VaultLocked,
-    VaultTampered,
-    VaultTimeout,
-    VaultTruncated,
-    VaultUnavailable,
-    WrongPassphrase,
-)
+from tclk_tui.vault.errors import InvalidEntryName
 from tclk_tui.vault.secret import SecretValue
 
 __all__ = [
-    "BackupTextInvalid",
-    "InvalidEntryName",
     "MemoryVaultBackend",
-    "SeedConflict",
-    "SeedMissing",
     "VaultBackend",
-    "VaultCorrupt",
-    "VaultError",
-    "VaultLocked",
-    "VaultTampered",
-    "VaultTimeout",
-    "VaultTruncated",
-    "VaultUnavailable",
-    "WrongPassphrase",
     "check_profile",
     "validate_entry_name",
 ]
