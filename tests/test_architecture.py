@@ -20,7 +20,8 @@ ALLOWED = {
     "store": {"protocol"},
     "rehearsal": {"protocol", "technocore"},
     "engine": {"protocol", "technocore", "rails", "vault", "store", "rehearsal"},
-    "tui": {"engine"},
+    "tui": {"engine", "agents"},
+    "agents": {"engine"},
 }
 # The pure core does no I/O and keeps no clock: these never appear in protocol/.
 IMPURE = {"httpx", "textual", "keyring", "sqlite3", "socket", "asyncio", "time", "os",

@@ -84,6 +84,14 @@ def audit_exports(paths: list[Path]) -> AuditReport:
             report.problems.append(f"{path}: {exc}")
             continue
         rooms.setdefault(room, []).extend(records)
+    return audit_transcripts(rooms, report)
+
+
+def audit_transcripts(rooms: dict[str, list[TranscriptRecord]],
+                      report: AuditReport | None = None) -> AuditReport:
+    """The same audit on records already read (a live export), keyed by room."""
+    report = report if report is not None else AuditReport(files=sorted(rooms))
+    for records in rooms.values():
         report.records += len(records)
         report.unverified += sum(not verify_transcript_record(r).ok for r in records)
     for violation in check_nonce_order([r for rs in rooms.values() for r in rs]):

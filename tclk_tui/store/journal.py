@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from tclk_tui.store.agent_ledger import AgentLedger
 from tclk_tui.store.errors import JournalClosed, NotFound, OutboxStateError, StoreError
 from tclk_tui.store.guards import (
     check_outbox_text,
@@ -139,6 +140,7 @@ class Journal:
             raise
         self._conn: sqlite3.Connection | None = conn
         self.nonces = NonceCounters(self)
+        self.agents = AgentLedger(self)
 
     def __repr__(self) -> str:
         state = "closed" if self._conn is None else "open"

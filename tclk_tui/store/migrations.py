@@ -89,7 +89,55 @@ _V1 = (
     )""",
 )
 
-MIGRATIONS: tuple[Migration, ...] = (Migration(1, "initial schema", _V1),)
+# Agents: every tool call (the audit trail), spend per deal (caps outlive a restart), and the
+# operator's approvals of gated calls (they survive a restart too).
+_V2 = (
+    """CREATE TABLE agent_calls (
+        id INTEGER PRIMARY KEY,
+        agent TEXT NOT NULL,
+        transport TEXT NOT NULL,
+        tool TEXT NOT NULL,
+        params_json TEXT NOT NULL,
+        decision TEXT NOT NULL,
+        result_kind TEXT NOT NULL,
+        detail TEXT NOT NULL,
+        deal_id TEXT,
+        ts_ms INTEGER NOT NULL
+    )""",
+    "CREATE INDEX agent_calls_by_agent ON agent_calls (agent, id)",
+    "CREATE INDEX agent_calls_by_deal ON agent_calls (deal_id, id)",
+    """CREATE TABLE agent_spend (
+        id INTEGER PRIMARY KEY,
+        agent TEXT NOT NULL,
+        deal_id TEXT NOT NULL,
+        asset TEXT NOT NULL,
+        amount TEXT NOT NULL CHECK (amount GLOB '[0-9]*'),
+        ts_ms INTEGER NOT NULL,
+        UNIQUE (agent, deal_id)
+    )""",
+    "CREATE INDEX agent_spend_by_time ON agent_spend (agent, ts_ms)",
+    """CREATE TABLE agent_approvals (
+        id TEXT PRIMARY KEY,
+        agent TEXT NOT NULL,
+        tool TEXT NOT NULL,
+        params_json TEXT NOT NULL,
+        deal_id TEXT,
+        facts_json TEXT NOT NULL,
+        facts_digest TEXT NOT NULL,
+        state TEXT NOT NULL CHECK (state IN ('pending', 'approved', 'denied', 'lapsed',
+                                             'failed')),
+        reason TEXT NOT NULL DEFAULT '',
+        result_json TEXT,
+        created_ms INTEGER NOT NULL,
+        decided_ms INTEGER
+    )""",
+    "CREATE INDEX agent_approvals_by_state ON agent_approvals (state, created_ms)",
+)
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(1, "initial schema", _V1),
+    Migration(2, "agent calls, spend and approvals", _V2),
+)
 LATEST_VERSION = MIGRATIONS[-1].version
 
 _VERSION_TABLE = """CREATE TABLE IF NOT EXISTS schema_version (

@@ -46,7 +46,7 @@ def test_reopening_does_not_migrate_again(tmp_path, clock):
     Journal(path, clock=clock).close()
     with sqlite3.connect(path) as conn:
         rows = conn.execute("SELECT version, applied_ms FROM schema_version").fetchall()
-    assert rows == [(1, clock.now - 1000)]
+    assert rows == [(m.version, clock.now - 1000) for m in MIGRATIONS]
 
 
 def test_wal_and_full_sync_are_on(journal):
@@ -72,11 +72,12 @@ def test_later_migrations_apply_in_order(tmp_path):
     Journal(path).close()
     extra = (
         *MIGRATIONS,
-        Migration(2, "add notes", ("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)",)),
-        Migration(3, "index notes", ("CREATE INDEX notes_body ON notes (body)",)),
+        Migration(LATEST_VERSION + 1, "add notes",
+                  ("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)",)),
+        Migration(LATEST_VERSION + 2, "index notes", ("CREATE INDEX notes_body ON notes (body)",)),
     )
     with Journal(path, migrations=extra) as journal:
-        assert journal.schema_version == 3
+        assert journal.schema_version == LATEST_VERSION + 2
     assert "notes" in tables(path)
 
 
@@ -86,18 +87,18 @@ def test_a_failing_migration_rolls_back_completely(tmp_path):
     broken = (
         *MIGRATIONS,
         Migration(
-            2,
+            LATEST_VERSION + 1,
             "half broken",
             ("CREATE TABLE half (x)", "INSERT INTO no_such_table VALUES (1)"),
         ),
     )
-    with pytest.raises(MigrationError, match="migration 2"):
+    with pytest.raises(MigrationError, match=f"migration {LATEST_VERSION + 1}"):
         Journal(path, migrations=broken)
     assert "half" not in tables(path)
     with sqlite3.connect(path) as conn:
-        assert current_version(conn) == 1
-    with Journal(path) as journal:  # still usable at version 1
-        assert journal.schema_version == 1
+        assert current_version(conn) == LATEST_VERSION
+    with Journal(path) as journal:  # still usable at the version before
+        assert journal.schema_version == LATEST_VERSION
 
 
 def test_migration_lists_must_be_contiguous(tmp_path):

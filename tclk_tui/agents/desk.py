@@ -1,0 +1,478 @@
+"""The agents' desk: manifests, limits, approvals and the audit trail around one tool registry.
+
+It lives in the process that owns the wallet (the daemon or the TUI), since approvals, spend and
+the audit trail are the wallet's journal. Every call is journaled whatever its outcome, and the
+order inside a call is fixed: grant (nothing touched), parameters, manifest rules (reads of
+public facts only), then the engine. A gated tool under `ask` becomes a pending approval the
+operator answers; under `auto` the desk confirms, and the engine's own gates still decide.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import secrets
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tclk_tui.agents.backend import CommandBackend, CommandFailed, Gate
+from tclk_tui.agents.errors import (
+    BadParams,
+    CapabilityViolation,
+    ToolError,
+    ToolFailed,
+    ToolRefused,
+    UnknownTool,
+)
+from tclk_tui.agents.limits import DAY_MS, Commitment, Spend, check_commitment, commitment
+from tclk_tui.agents.manifest import Manifest, agents_dir, load_manifest, refused
+from tclk_tui.agents.tools import Param, ToolCall, ToolRegistry
+
+MAX_WAIT_S = 300.0
+OPEN_STATUSES = ("proposed", "accepted", "locked")
+DEAL_TOOLS = ("lock", "reveal", "refund", "cancel", "heartbeat", "receipt")
+
+_DEAL = Param("deal", "string", "the deal id (the offer id) or a unique prefix", required=True)
+_WAIT = Param("wait_s", "integer", "under an `ask` policy, seconds to wait for the operator "
+              "(0: answer pending at once)")
+
+TOOLS: tuple[tuple[str, str, tuple[Param, ...], bool], ...] = (
+    ("board", "List offers on the board (open ones unless all=true).",
+     (Param("all", "boolean", "include accepted, expired and cancelled offers"),
+      Param("filter", "string", "text filter"),
+      Param("limit", "integer", "at most this many rows (default 50, max 200)")), False),
+    ("offer", "Post an offer to pay (role=payer) or to be paid (role=payee).",
+     (Param("role", "string", "our side", required=True, enum=("payer", "payee")),
+      Param("amount", "string", "whole minimal units, no leading 0", required=True),
+      Param("asset", "string", "asset code", required=True),
+      Param("lock", "string", "lock kind", enum=("hash", "point")),
+      Param("rails", "string", "comma-separated rail ids", required=True),
+      Param("claim_in_s", "integer", "seconds until claimByMs (default 3600)"),
+      Param("refund_gap_s", "integer", "seconds from claimByMs to refundAfterMs"),
+      Param("expires_in_s", "integer", "seconds until the offer expires (default 600)"),
+      Param("job", "string", "proto:id of the job this pays for")), False),
+    ("accept", "Accept an offer from the board.",
+     (Param("offer", "string", "the offer id", required=True),
+      Param("rail", "string", "the rail to settle on")), False),
+    ("status", "One deal's state, the actions open to us, and its transcript.", (_DEAL,), False),
+    ("deals", "List this wallet's deals.", (), False),
+    ("lock", "Lock the payment on a rail (payer). Gated.",
+     (_DEAL, Param("rail", "string", "the rail to lock on"), _WAIT), True),
+    ("reveal", "Reveal the secret to claim a verified lock (payee). Gated.",
+     (_DEAL, Param("acknowledge_late", "boolean", "accept the risk of a reveal past claimByMs"),
+      _WAIT), True),
+    ("refund", "Refund a lock once the refund window is open (payer). Gated.",
+     (_DEAL, _WAIT), True),
+    ("cancel", "Cancel a deal before any lock. Gated.", (_DEAL, _WAIT), True),
+    ("heartbeat", "Tell the counterparty we are alive, with an optional note.",
+     (_DEAL, Param("note", "string", "a short note")), False),
+    ("receipt", "Post the receipt of a settled deal.", (_DEAL,), False),
+    ("audit", "Fold the venue's exports of the deal's rooms and compare with our state.",
+     (_DEAL,), False),
+    ("rails", "The settlement rails this wallet can use.", (), False),
+    ("approval", "The outcome of an approval this agent is waiting for.",
+     (Param("approval", "string", "the approval id", required=True),), False),
+)
+TOOL_NAMES = frozenset(t[0] for t in TOOLS)
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def facts_digest(gate: Gate) -> str:
+    """What an approval was given for: the gate's facts, less the clock's countdowns."""
+    stable = [f for f in gate.facts if not str(f.get("label", "")).startswith("time to")]
+    text = json.dumps([gate.action, gate.deal_id, gate.contract, gate.status, stable,
+                       list(gate.blockers)], sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+class ApprovalError(Exception):
+    """The operator's answer could not be applied; `reason` says why (the approval may stay)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class AgentDesk:
+    def __init__(self, backend: CommandBackend, ledger: Any, profile_dir: Path, *,
+                 clock_ms: Callable[[], int] = _now_ms) -> None:
+        self.backend = backend
+        self.ledger = ledger
+        self.profile_dir = Path(profile_dir)
+        self._clock = clock_ms
+        self._manifests: dict[str, tuple[float, Manifest]] = {}
+        self._listeners: list[Callable[[], None]] = []
+        self._decided = asyncio.Event()
+        self.registry = ToolRegistry()
+        for name, description, params, gated in TOOLS:
+            self.registry.register(name, description, self._runner(name), params=params,
+                                   gated=gated)
+
+    def __repr__(self) -> str:
+        return f"AgentDesk({self.profile_dir.name!r})"
+
+    # -- manifests ------------------------------------------------------------------------------
+
+    def manifest(self, agent: str) -> Manifest:
+        """The agent's manifest as the file says now (re-read when it changes)."""
+        path = agents_dir(self.profile_dir) / f"{agent}.toml"
+        try:
+            mtime = path.stat().st_mtime_ns
+        except (OSError, ValueError):
+            return refused(agent, None, f"no manifest {agent}.toml in the profile's agents/")
+        cached = self._manifests.get(agent)
+        if cached is not None and cached[0] == mtime:
+            return cached[1]
+        manifest = load_manifest(path, TOOL_NAMES)
+        if manifest.name != agent:
+            manifest = refused(agent, path, "the file name is not an agent name")
+        self._manifests[agent] = (mtime, manifest)
+        return manifest
+
+    def manifests(self) -> list[Manifest]:
+        folder = agents_dir(self.profile_dir)
+        names = sorted(p.stem for p in folder.glob("*.toml")) if folder.is_dir() else []
+        return [self.manifest(n) for n in names]
+
+    def agent_for_did(self, did: str) -> Manifest | None:
+        """The one valid manifest naming this DID; None if none (or more than one) does."""
+        found = [m for m in self.manifests() if m.problem is None and m.did == did]
+        return found[0] if len(found) == 1 else None
+
+    def describe(self, agent: str) -> str:
+        return self.registry.describe(self.manifest(agent))
+
+    def tools_for(self, agent: str) -> list[dict[str, Any]]:
+        """The granted tools with their JSON Schemas (MCP tools/list)."""
+        return [{"name": s.name, "description": s.description, "inputSchema": s.json_schema()}
+                for s in self.registry.granted(self.manifest(agent))]
+
+    # -- calls ----------------------------------------------------------------------------------
+
+    async def call(self, agent: str, tool: str, params: object = None, *,
+                   transport: str = "in-process") -> dict[str, Any]:
+        """Run one tool for one agent; every outcome is journaled, then returned or raised."""
+        manifest = self.manifest(agent)
+        raw = params if isinstance(params, dict) else {}
+        wait = raw.get("wait_s", 0)
+        wait_s = float(wait) if isinstance(wait, int) and not isinstance(wait, bool) else 0.0
+        try:
+            result = await self.registry.call(agent, manifest, tool, params,
+                                              transport=transport,
+                                              wait_s=min(max(wait_s, 0.0), MAX_WAIT_S))
+        except _Journaled as wrapped:
+            raise wrapped.inner from None
+        except ToolError as exc:  # refused before the tool ran: the grant or the parameters
+            self._journal(agent, transport, tool, params, exc)
+            raise
+        return result
+
+    def _journal(self, agent: str, transport: str, tool: str, params: object,
+                 outcome: ToolError | dict[str, Any], deal_id: str | None = None) -> None:
+        safe = _journal_params(self.registry, tool, params)
+        if isinstance(outcome, dict):
+            decision = "pending" if outcome.get("status") == "pending" and "approval" in outcome \
+                else "allowed"
+            kind, detail = ("pending" if decision == "pending" else "ok"), ""
+        else:
+            decision = "allowed" if isinstance(outcome, ToolFailed) else "refused"
+            kind, detail = outcome.kind, outcome.reason
+        self.ledger.add_call(agent=agent, transport=transport, tool=tool[:80], params=safe,
+                             decision=decision, result_kind=kind, detail=detail,
+                             deal_id=deal_id)
+
+    def _runner(self, tool: str):
+        async def run(call: ToolCall) -> dict[str, Any]:
+            deal_id: str | None = None
+            try:
+                result, deal_id = await self._run(call)
+            except ToolError as exc:
+                self._journal(call.agent, call.transport, tool, dict(call.params), exc,
+                              deal_id=getattr(exc, "deal_id", None))
+                raise _Journaled(exc) from None
+            self._journal(call.agent, call.transport, tool, dict(call.params), result,
+                          deal_id=deal_id or result.get("deal"))
+            return result
+
+        return run
+
+    async def _run(self, call: ToolCall) -> tuple[dict[str, Any], str | None]:
+        tool, p, m = call.tool, dict(call.params), call.manifest
+        if tool == "approval":
+            return self._approval_status(call.agent, p["approval"]), None
+        if tool in DEAL_TOOLS:
+            facts = await self.backend.deal_facts(p["deal"])
+            if facts is None:
+                raise _with_deal(ToolFailed(f"no deal {p['deal'][:40]!r}"), None)
+            deal_id = facts["deal"]
+            p["deal"] = deal_id
+            if deal_id not in self.ledger.deals_of(call.agent):
+                raise _with_deal(ToolRefused("deal.owner", "the agent acts only on deals it "
+                                             "offered or accepted itself"), deal_id)
+            if tool in ("lock", "reveal"):
+                rails = (p["rail"],) if p.get("rail") else tuple(
+                    [facts["rail"]] if facts.get("rail") else facts.get("rails", ()))
+                try:
+                    check_commitment(m, commitment(
+                        facts, our_role=facts["role"], counterparty=facts.get("counterparty"),
+                        rails=rails), self._spent(call.agent, facts.get("asset", "")),
+                        open_deals=None)
+                except ToolRefused as exc:
+                    raise _with_deal(exc, deal_id) from None
+            if tool in ("lock", "reveal", "refund", "cancel"):
+                return await self._gated(call, p, m, deal_id), deal_id
+            return await self._engine(tool, p, deal_id), deal_id
+        if tool == "offer":
+            c = Commitment(amount=int(p["amount"]) if p["amount"].isdigit() else 0,
+                           asset=p["asset"], rails=tuple(
+                               r.strip() for r in p["rails"].split(",") if r.strip()),
+                           counterparty=None, pays=p["role"] == "payer")
+            check_commitment(m, c, self._spent(call.agent, c.asset),
+                             await self._open(call.agent))
+            result = await self._engine(tool, p, None)
+            self._account(call.agent, c, result.get("deal"))
+            return result, result.get("deal")
+        if tool == "accept":
+            offer = await self.backend.offer_facts(p["offer"])
+            if offer is None:
+                raise ToolFailed("no such offer on the board")
+            ours = "payee" if offer["role"] == "payer" else "payer"
+            c = commitment(offer, our_role=ours, counterparty=offer["sender"],
+                           rails=(p["rail"],) if p.get("rail") else None)
+            check_commitment(m, c, self._spent(call.agent, c.asset),
+                             await self._open(call.agent))
+            result = await self._engine(tool, p, offer["offer"])
+            self._account(call.agent, c, result.get("deal"))
+            return result, result.get("deal")
+        return await self._engine(tool, p, None), None
+
+    async def _engine(self, tool: str, p: dict[str, Any], deal_id: str | None) -> dict[str, Any]:
+        try:
+            return await self.backend.run(tool, p)
+        except CommandFailed as exc:
+            raise _with_deal(ToolFailed(exc.reason), deal_id) from None
+
+    def _spent(self, agent: str, asset: str) -> Spend:
+        since = self._clock() - DAY_MS
+        return Spend(total_24h=self.ledger.spent(agent, since_ms=since),
+                     asset_24h=self.ledger.spent(agent, since_ms=since, asset=asset))
+
+    async def _open(self, agent: str) -> int:
+        count = 0
+        for deal_id in self.ledger.deals_of(agent):
+            facts = await self.backend.deal_facts(deal_id)
+            count += facts is not None and facts["status"] in OPEN_STATUSES
+        return count
+
+    def _account(self, agent: str, c: Commitment, deal_id: str | None) -> None:
+        if c.pays and deal_id:
+            self.ledger.spend_once(agent=agent, deal_id=deal_id, asset=c.asset, amount=c.amount)
+
+    async def caps_used(self, agent: str) -> dict[str, Any]:
+        m = self.manifest(agent)
+        since = self._clock() - DAY_MS
+        used: dict[str, Any] = {"spent_24h": self.ledger.spent(agent, since_ms=since),
+                                "cap_24h": m.caps.per_24h, "open_deals": await self._open(agent),
+                                "max_open_deals": m.max_open_deals}
+        if m.caps.assets:
+            used["assets"] = {a: [self.ledger.spent(agent, since_ms=since, asset=a), cap]
+                              for a, cap in m.caps.assets.items()}
+        return used
+
+    # -- gated tools and approvals --------------------------------------------------------------
+
+    async def _gate(self, tool: str, p: dict[str, Any], deal_id: str | None) -> Gate:
+        try:
+            return await self.backend.gate(tool, p)
+        except CommandFailed as exc:
+            raise _with_deal(ToolFailed(exc.reason), deal_id) from None
+
+    async def _gated(self, call: ToolCall, p: dict[str, Any], m: Manifest,
+                     deal_id: str) -> dict[str, Any]:
+        gate = await self._gate(call.tool, p, deal_id)
+        if gate.blockers:
+            raise _with_deal(ToolFailed("; ".join(gate.blockers)), deal_id)
+        engine_params = {k: v for k, v in p.items() if k != "wait_s"}
+        if m.policy(call.tool) == "auto":
+            return await self._perform(call.tool, engine_params, gate.confirm_code, deal_id)
+        approval_id = "ap-" + secrets.token_hex(6)
+        facts = gate.public()
+        facts["caps_used"] = await self.caps_used(call.agent)
+        self.ledger.add_approval(approval_id=approval_id, agent=call.agent, tool=call.tool,
+                                 params=engine_params, deal_id=deal_id, facts=facts,
+                                 facts_digest=facts_digest(gate))
+        self._changed()
+        return await self._await_approval(call.agent, approval_id, call.wait_s)
+
+    async def _perform(self, tool: str, p: dict[str, Any], code: str | None,
+                       deal_id: str | None) -> dict[str, Any]:
+        try:
+            return await self.backend.perform(tool, p, code=code,
+                                              acknowledge_late=bool(p.get("acknowledge_late")))
+        except CommandFailed as exc:
+            raise _with_deal(ToolFailed(exc.reason), deal_id) from None
+
+    async def _await_approval(self, agent: str, approval_id: str,
+                              wait_s: float) -> dict[str, Any]:
+        deadline = asyncio.get_running_loop().time() + wait_s
+        while True:
+            row = self.ledger.approval(approval_id)
+            if row is not None and row.state != "pending":
+                return self._outcome(row)
+            remaining = deadline - asyncio.get_running_loop().time()
+            if remaining <= 0:
+                return {"status": "pending", "approval": approval_id}
+            self._decided.clear()
+            # Woken by a decision made here, or polling for one made by another process.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._decided.wait(), min(remaining, 0.5))
+
+    @staticmethod
+    def _outcome(row) -> dict[str, Any]:
+        if row.state == "approved":
+            return {**(row.result or {}), "approval": row.id}
+        if row.state == "denied":
+            raise ToolRefused("operator", f"denied by the operator: {row.reason or 'no reason'}")
+        if row.state == "lapsed":
+            raise ToolRefused("approval.lapsed", row.reason)
+        raise ToolFailed(row.reason or "the approved action failed")
+
+    def _approval_status(self, agent: str, approval_id: str) -> dict[str, Any]:
+        row = self.ledger.approval(approval_id)
+        if row is None or row.agent != agent:
+            raise ToolFailed(f"no approval {approval_id[:40]!r} for this agent")
+        out = {"approval": row.id, "state": row.state, "tool": row.tool, "deal": row.deal_id,
+               "reason": row.reason}
+        if row.state == "approved":
+            out["result"] = row.result
+        return out
+
+    def pending(self) -> list:
+        return self.ledger.approvals("pending")
+
+    def approval(self, approval_id: str):
+        return self.ledger.approval(approval_id)
+
+    async def current_gate(self, approval_id: str) -> Gate:
+        """The gate as the engine states it now, for the operator's confirm dialog."""
+        row = self._pending_row(approval_id)
+        return await self.backend.gate(row.tool, dict(row.params))
+
+    def _pending_row(self, approval_id: str):
+        row = self.ledger.approval(approval_id)
+        if row is None:
+            raise ApprovalError(f"no approval {approval_id}")
+        if row.state != "pending":
+            raise ApprovalError(f"approval {approval_id} is {row.state} already")
+        return row
+
+    async def refresh(self) -> list[str]:
+        """Lapse every pending approval whose gate facts changed; return their ids."""
+        lapsed = []
+        for row in self.pending():
+            if await self._lapse_if_changed(row):
+                lapsed.append(row.id)
+        return lapsed
+
+    async def _lapse_if_changed(self, row) -> bool:
+        try:
+            gate = await self.backend.gate(row.tool, dict(row.params))
+        except CommandFailed as exc:
+            reason = f"the gate can no longer be stated: {exc.reason}"
+        else:
+            if facts_digest(gate) == row.facts_digest and not gate.blockers:
+                return False
+            reason = ("the gate's facts changed since the agent asked"
+                      + (f": {'; '.join(gate.blockers)}" if gate.blockers else ""))
+        self.ledger.decide(row.id, "lapsed", reason=reason)
+        self._changed()
+        return True
+
+    async def approve(self, approval_id: str, typed_code: str | None = None):
+        """The operator says yes: re-state the gate, check it is the one approved, perform."""
+        row = self._pending_row(approval_id)
+        if await self._lapse_if_changed(row):
+            raise ApprovalError("the gate's facts changed since the agent asked: the approval "
+                                "lapsed, and the agent was told")
+        gate = await self.backend.gate(row.tool, dict(row.params))
+        if gate.confirm_code is not None and (typed_code or "").strip().lower() != \
+                gate.confirm_code:
+            raise ApprovalError(f"type {gate.confirm_code} (the first 4 hex of the contract id) "
+                                "to confirm")
+        try:
+            result = await self.backend.perform(
+                row.tool, dict(row.params), code=gate.confirm_code,
+                acknowledge_late=bool(row.params.get("acknowledge_late")))
+        except CommandFailed as exc:
+            decided = self.ledger.decide(row.id, "failed", reason=exc.reason)
+        else:
+            decided = self.ledger.decide(row.id, "approved", result=result)
+        self.ledger.add_call(agent=row.agent, transport="operator", tool=row.tool,
+                             params=dict(row.params), decision=decided.state,
+                             result_kind="ok" if decided.state == "approved" else "failed",
+                             detail=decided.reason, deal_id=row.deal_id)
+        self._changed()
+        return decided
+
+    def deny(self, approval_id: str, reason: str):
+        row = self._pending_row(approval_id)
+        reason = " ".join(reason.split())[:300] or "no reason given"
+        decided = self.ledger.decide(row.id, "denied", reason=reason)
+        self.ledger.add_call(agent=row.agent, transport="operator", tool=row.tool,
+                             params=dict(row.params), decision="denied", result_kind="refused",
+                             detail=reason, deal_id=row.deal_id)
+        self._changed()
+        return decided
+
+    # -- listeners ------------------------------------------------------------------------------
+
+    def subscribe(self, listener: Callable[[], None]) -> None:
+        self._listeners.append(listener)
+
+    def _changed(self) -> None:
+        self._decided.set()
+        for listener in list(self._listeners):
+            listener()
+
+
+class _Journaled(ToolError):
+    """Carries an error the runner journaled already, so `call` does not journal it twice."""
+
+    def __init__(self, inner: ToolError) -> None:
+        super().__init__(inner.reason)
+        self.inner = inner
+
+
+def _with_deal(exc: ToolError, deal_id: str | None) -> ToolError:
+    exc.deal_id = deal_id  # type: ignore[attr-defined]
+    return exc
+
+
+def _journal_params(registry: ToolRegistry, tool: str, params: object) -> dict[str, Any]:
+    """The parameters as journaled: known names with their values, unknown ones by name only."""
+    if not isinstance(params, dict):
+        return {"_invalid": type(params).__name__}
+    try:
+        spec = registry.spec(tool)
+    except UnknownTool:
+        return {"_names": sorted(str(k)[:40] for k in params)[:20]}
+    known = {p.name for p in spec.params}
+    out: dict[str, Any] = {}
+    for key, value in params.items():
+        if key in known and isinstance(value, str | int | bool) and value is not None:
+            out[key] = value[:512] if isinstance(value, str) else value
+    extra = sorted(str(k)[:40] for k in params if k not in known)
+    if extra:
+        out["_unknown"] = extra[:20]
+    return out
+
+
+__all__ = ["TOOLS", "TOOL_NAMES", "AgentDesk", "ApprovalError", "BadParams",
+           "CapabilityViolation", "facts_digest"]

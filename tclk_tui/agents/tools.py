@@ -1,0 +1,163 @@
+"""The tool registry: a tool is (name, description, run), and a grant decides who may call it.
+
+`ToolRegistry.call` checks the grant first, before it looks a tool up or runs anything, so no
+transport, engine or journal is touched by a call the manifest does not allow. The same
+registry fronts every transport (in-process, MCP over stdio, JSON-RPC over a room).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from tclk_tui.agents.errors import BadParams, CapabilityViolation, UnknownTool
+
+MAX_TEXT = 512  # longest string parameter an agent may pass
+
+
+class Grant(Protocol):
+    """What the registry needs from a manifest: the tool names it grants, and its problem."""
+
+    @property
+    def tools(self) -> frozenset[str]: ...
+
+    @property
+    def problem(self) -> str | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    name: str
+    type: str  # string | integer | boolean
+    description: str
+    required: bool = False
+    enum: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """One call as the tool's `run` sees it: who asked, under which grant, with what."""
+
+    agent: str
+    manifest: Any
+    tool: str
+    params: Mapping[str, Any]
+    transport: str = "in-process"
+    wait_s: float = 0.0
+
+
+Run = Callable[[ToolCall], Awaitable[dict[str, Any]] | dict[str, Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    name: str
+    description: str
+    run: Run = field(repr=False)
+    params: tuple[Param, ...] = ()
+    gated: bool = False
+
+    def json_schema(self) -> dict[str, Any]:
+        props: dict[str, Any] = {}
+        for p in self.params:
+            prop: dict[str, Any] = {"type": p.type, "description": p.description}
+            if p.enum:
+                prop["enum"] = list(p.enum)
+            if p.type == "string":
+                prop["maxLength"] = MAX_TEXT
+            props[p.name] = prop
+        schema: dict[str, Any] = {"type": "object", "properties": props,
+                                  "additionalProperties": False}
+        required = [p.name for p in self.params if p.required]
+        if required:
+            schema["required"] = required
+        return schema
+
+    def check_params(self, params: object) -> dict[str, Any]:
+        """The parameters as the schema allows them, or BadParams saying which one is wrong."""
+        if params is None:
+            params = {}
+        if not isinstance(params, Mapping):
+            raise BadParams("parameters are an object")
+        known = {p.name: p for p in self.params}
+        extra = sorted(str(k)[:40] for k in params if k not in known)
+        if extra:
+            raise BadParams(f"unknown parameter(s) for {self.name}: {', '.join(extra)}")
+        out: dict[str, Any] = {}
+        for p in self.params:
+            if p.name not in params or params[p.name] is None:
+                if p.required:
+                    raise BadParams(f"{self.name} needs {p.name}")
+                continue
+            value = params[p.name]
+            if p.type == "string":
+                ok = isinstance(value, str) and len(value) <= MAX_TEXT
+            elif p.type == "integer":
+                ok = isinstance(value, int) and not isinstance(value, bool)
+            else:
+                ok = isinstance(value, bool)
+            if not ok:
+                raise BadParams(f"{p.name} is a {p.type}"
+                                + (f" of at most {MAX_TEXT} characters" if p.type == "string"
+                                   else ""))
+            if p.enum and value not in p.enum:
+                raise BadParams(f"{p.name} is one of {', '.join(p.enum)}")
+            out[p.name] = value
+        return out
+
+
+class ToolRegistry:
+    """Tools by name; `call` enforces the grant before anything else."""
+
+    def __init__(self) -> None:
+        self._tools: dict[str, ToolSpec] = {}
+
+    def register(self, name: str, description: str, run: Run, *,
+                 params: Sequence[Param] = (), gated: bool = False) -> ToolSpec:
+        if name in self._tools:
+            raise ValueError(f"tool {name} is registered already")
+        spec = ToolSpec(name, description, run, tuple(params), gated)
+        self._tools[name] = spec
+        return spec
+
+    def names(self) -> list[str]:
+        return list(self._tools)
+
+    def spec(self, name: str) -> ToolSpec:
+        try:
+            return self._tools[name]
+        except KeyError:
+            raise UnknownTool(f"no tool named {name[:60]!r} is registered") from None
+
+    @staticmethod
+    def check_grant(agent: str, manifest: Grant, tool: str) -> None:
+        if manifest.problem:
+            raise CapabilityViolation(f"agent {agent} has no valid manifest: {manifest.problem}")
+        if tool not in manifest.tools:
+            raise CapabilityViolation(f"agent {agent} is not granted the tool {tool[:60]!r}")
+
+    def granted(self, manifest: Grant) -> list[ToolSpec]:
+        """The registered tools the manifest grants, in registration order."""
+        if manifest.problem:
+            return []
+        return [spec for name, spec in self._tools.items() if name in manifest.tools]
+
+    def describe(self, manifest: Grant) -> str:
+        """The granted tools' descriptions, for an agent's prompt (AVAILABLE TOOLS)."""
+        lines = [f"- {spec.name}: {spec.description}" for spec in self.granted(manifest)]
+        return "AVAILABLE TOOLS\n" + ("\n".join(lines) if lines else "(none)")
+
+    async def call(self, agent: str, manifest: Grant, tool: str, params: object = None, *,
+                   transport: str = "in-process", wait_s: float = 0.0) -> dict[str, Any]:
+        self.check_grant(agent, manifest, tool)  # first: nothing is touched on a denied call
+        spec = self.spec(tool)
+        checked = spec.check_params(params)
+        result = spec.run(ToolCall(agent, manifest, tool, checked, transport, wait_s))
+        if inspect.isawaitable(result):
+            result = await result
+        return result
+
+
+__all__ = ["Grant", "Param", "ToolCall", "ToolRegistry", "ToolSpec"]
