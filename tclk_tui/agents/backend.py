@@ -15,7 +15,7 @@ from tclk_tui.engine.audit import audit_transcripts
 from tclk_tui.engine.errors import EngineError
 from tclk_tui.engine.gates import GateRefused, GateRequest
 from tclk_tui.engine.views import BoardQuery, OfferDraft
-from tclk_tui.engine.wallet import Wallet, deal_summary
+from tclk_tui.engine.wallet import Wallet
 
 DEAL_ROOM_PREFIX = "d-"
 
@@ -59,6 +59,17 @@ class CommandBackend(Protocol):
     async def offer_facts(self, offer_id: str) -> dict[str, Any] | None: ...
 
     async def deal_facts(self, deal_id: str) -> dict[str, Any] | None: ...
+
+
+def deal_summary(view) -> dict[str, Any]:
+    """A deal's public facts (the command registry's summary, until the tools run on it)."""
+    return {
+        "deal": view.deal_id, "contract": view.contract, "role": view.role,
+        "status": view.status, "amount": view.amount, "asset": view.asset, "lock": view.lock,
+        "rail": view.rail, "rail_ref": view.rail_ref, "counterparty": view.counterparty,
+        "room": view.room, "actions": sorted(view.actions),
+        "last_safe_ms": view.deadlines.last_safe_ms, "secret_held": view.secret_held,
+    }
 
 
 def _gate_of(request: GateRequest, status: str) -> Gate:
