@@ -69,6 +69,12 @@ def compress(data: BytesLike) -> bytes:
     return point.format(compressed=True)
 
 
+def uncompressed(data: object) -> bytes | None:
+    """The 65-byte SEC1 uncompressed form (04 || x || y) of a valid point, or None."""
+    point = _parse(data)
+    return None if point is None else point.format(compressed=False)
+
+
 def scalar_base_mult(k: int) -> bytes:
     """k·G, compressed. ValueError unless k is in [1, N)."""
     return PublicKey.from_secret(_scalar_bytes(k)).format(compressed=True)

@@ -1,0 +1,94 @@
+"""What a lock on chain must be, derived from the tclk/1 terms alone.
+
+Both sides compute the same expectation: the payer to deposit it, the payee to check it. The
+deadline maps from ms to the chain's seconds with a fixed margin, so the escrow's claim window
+sits strictly inside the coordination window (SPEC §7): the chain stops taking claims
+`TIMELOCK_MARGIN_S` before `refundAfterMs`, and `claimByMs` must end the payee's safe window at
+least as long again before that. The margin is a constant of this rail rather than a setting,
+because both parties must arrive at the same timelock to agree on the lock.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from decimal import Decimal
+
+from tclk_tui.protocol.locks import is_valid_statement
+from tclk_tui.rails.base import LockTerms, SettlementError, is_number
+
+from .escrow import KIND_CODES, address_of_key
+
+__all__ = ["ASSET", "TIMELOCK_MARGIN_S", "Expectation", "expect", "format_ether", "timelock_of"]
+
+ASSET = "ETH"
+TIMELOCK_MARGIN_S = 60
+WEI_PER_ETHER = 10**18
+_CONTRACT_RE = re.compile(r"0x[0-9a-f]{64}")
+_WEI_RE = re.compile(r"[1-9][0-9]{0,77}")
+
+
+@dataclass(frozen=True, slots=True)
+class Expectation:
+    contract: bytes
+    kind: int
+    statement: bytes
+    recipient: str
+    amount_wei: int
+    timelock: int
+
+
+def timelock_of(refund_after_ms: int) -> int:
+    """The escrow's timelock (unix seconds) for a contract's `refundAfterMs`."""
+    return int(refund_after_ms) // 1000 - TIMELOCK_MARGIN_S
+
+
+def margin_text() -> str:
+    """One sentence for the offer form and the gates."""
+    return (f"evm-htlc: the escrow's timelock is refundAfterMs - {TIMELOCK_MARGIN_S} s, and "
+            f"claimByMs must be at least {TIMELOCK_MARGIN_S} s before that (amount in wei of "
+            f"{ASSET})")
+
+
+def format_ether(wei: int) -> str:
+    text = format(Decimal(wei) / WEI_PER_ETHER, "f")
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return f"{text} {ASSET}"
+
+
+def _refuse(message: str, code: str) -> SettlementError:
+    return SettlementError(f"tclk: evm-htlc {message}", code=code)
+
+
+def expect(terms: LockTerms, payee_key: str | None) -> Expectation:
+    """The on-chain lock these terms call for; SettlementError naming the rule otherwise."""
+    if terms.asset != ASSET:
+        raise _refuse(f"settles {ASSET} only, not {str(terms.asset)[:16]!r}", "bad-asset")
+    if not isinstance(terms.amount, str) or not _WEI_RE.fullmatch(terms.amount):
+        raise _refuse("amount must be a positive whole number of wei", "bad-amount")
+    if terms.lock not in KIND_CODES:
+        raise _refuse("lock kind must be hash or point", "bad-terms")
+    if not isinstance(terms.statement, str) or not is_valid_statement(terms.lock,
+                                                                        terms.statement):
+        raise _refuse("statement does not fit its lock kind", "bad-terms")
+    if not isinstance(terms.contract, str) or not _CONTRACT_RE.fullmatch(terms.contract):
+        raise _refuse("contract id is malformed", "bad-terms")
+    for name in ("claim_by_ms", "refund_after_ms"):
+        value = getattr(terms, name)
+        if not is_number(value) or value != int(value) or value <= 0:
+            raise _refuse(f"{name} must be a positive whole number of ms", "bad-terms")
+    if payee_key is None:
+        raise _refuse("needs the payee's paymentKey (the accept or offer carries none)",
+                      "no-payment-key")
+    recipient = address_of_key(payee_key)
+    if recipient is None:
+        raise _refuse("payee paymentKey is not a secp256k1 point", "bad-payment-key")
+    timelock = timelock_of(terms.refund_after_ms)
+    if int(terms.claim_by_ms) > (timelock - TIMELOCK_MARGIN_S) * 1000:
+        raise _refuse(f"window too narrow: claimByMs must be at least {TIMELOCK_MARGIN_S} s "
+                      f"before the timelock (refundAfterMs - {TIMELOCK_MARGIN_S} s)",
+                      "window-too-narrow")
+    return Expectation(contract=bytes.fromhex(terms.contract[2:]), kind=KIND_CODES[terms.lock],
+                       statement=bytes.fromhex(terms.statement.lower().removeprefix("0x")),
+                       recipient=recipient, amount_wei=int(terms.amount), timelock=timelock)

@@ -1,0 +1,123 @@
+"""The rail's transaction journal: every transaction is written here before it is sent.
+
+One SQLite file per profile and chain, owned by the rail. A row names what the transaction does
+(deposit, claim or refund of one lock), its sender, nonce, fee fields and hash, so a restarted
+wallet can find it on chain, or send the very same bytes again, instead of making a second one.
+A claim's calldata carries the secret, so its raw bytes are never stored: the row keeps the
+fields and the hash, and the claim is re-signed (deterministically, RFC 6979) from the secret
+the vault holds, its hash checked against the journaled one before anything is sent.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["TxLog", "TxRow"]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS evm_tx (
+    id INTEGER PRIMARY KEY,
+    chain_id INTEGER NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('deposit', 'claim', 'refund')),
+    lock_id TEXT NOT NULL,
+    sender TEXT NOT NULL,
+    nonce INTEGER NOT NULL,
+    tx_hash TEXT NOT NULL,
+    fields TEXT NOT NULL,
+    raw TEXT,
+    state TEXT NOT NULL CHECK (state IN ('signed', 'sent', 'mined', 'failed')),
+    block INTEGER,
+    UNIQUE (chain_id, kind, lock_id, tx_hash)
+);
+CREATE INDEX IF NOT EXISTS evm_tx_lock ON evm_tx (chain_id, kind, lock_id);
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class TxRow:
+    id: int
+    chain_id: int
+    kind: str
+    lock_id: str
+    sender: str
+    nonce: int
+    tx_hash: str
+    fields: dict
+    raw: str | None
+    state: str
+    block: int | None
+
+
+class TxLog:
+    """Durable before the send: every write commits with synchronous=FULL."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=FULL")
+        self._db.executescript(_SCHEMA)
+
+    def __repr__(self) -> str:
+        return f"TxLog({self.path.name!r})"
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def record(self, *, chain_id: int, kind: str, lock_id: str, sender: str, nonce: int,
+               tx_hash: str, fields: dict, raw: str | None) -> TxRow:
+        with self._lock:
+            cur = self._db.execute(
+                "INSERT OR IGNORE INTO evm_tx (chain_id, kind, lock_id, sender, nonce, tx_hash,"
+                " fields, raw, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'signed')",
+                (chain_id, kind, lock_id, sender, nonce, tx_hash,
+                 json.dumps(fields, sort_keys=True), raw))
+            del cur
+        row = self.find(chain_id, kind, lock_id, tx_hash=tx_hash)
+        assert row is not None
+        return row
+
+    def mark(self, row: TxRow, state: str, block: int | None = None) -> None:
+        with self._lock:
+            self._db.execute("UPDATE evm_tx SET state = ?, block = ? WHERE id = ?",
+                             (state, block, row.id))
+
+    def find(self, chain_id: int, kind: str, lock_id: str, *,
+             tx_hash: str | None = None) -> TxRow | None:
+        """The latest journaled transaction of this kind for this lock (or with this hash)."""
+        query = ("SELECT id, chain_id, kind, lock_id, sender, nonce, tx_hash, fields, raw, state,"
+                 " block FROM evm_tx WHERE chain_id = ? AND kind = ? AND lock_id = ?")
+        args: list = [chain_id, kind, lock_id]
+        if tx_hash is not None:
+            query += " AND tx_hash = ?"
+            args.append(tx_hash)
+        with self._lock:
+            found = self._db.execute(query + " ORDER BY id DESC LIMIT 1", args).fetchone()
+        return None if found is None else _row(found)
+
+    def unfinished(self, chain_id: int) -> list[TxRow]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT id, chain_id, kind, lock_id, sender, nonce, tx_hash, fields, raw, state,"
+                " block FROM evm_tx WHERE chain_id = ? AND state IN ('signed', 'sent')"
+                " ORDER BY id", (chain_id,)).fetchall()
+        return [_row(r) for r in rows]
+
+    def all(self) -> list[TxRow]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT id, chain_id, kind, lock_id, sender, nonce, tx_hash, fields, raw, state,"
+                " block FROM evm_tx ORDER BY id").fetchall()
+        return [_row(r) for r in rows]
+
+
+def _row(r: tuple) -> TxRow:
+    return TxRow(id=r[0], chain_id=r[1], kind=r[2], lock_id=r[3], sender=r[4], nonce=r[5],
+                 tx_hash=r[6], fields=json.loads(r[7]), raw=r[8], state=r[9], block=r[10])

@@ -1,0 +1,112 @@
+"""A test's view of one anvil chain: funded accounts, the deployed escrow, rails, terms."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import secrets
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from eth_account import Account
+
+from tclk_tui.protocol.locks import hash_lock_from_preimage, point_lock_from_witness
+from tclk_tui.protocol.secp import N, scalar_base_mult
+from tclk_tui.rails.base import LockTerms
+from tclk_tui.rails.evm import (
+    EvmConfig,
+    EvmHtlcRail,
+    NodeClient,
+    Sender,
+    TxLog,
+    deploy_escrow,
+)
+from tclk_tui.rails.evm.anvil import AnvilNode
+
+ETHER = 10**18
+
+
+def fresh_key() -> bytes:
+    while True:
+        key = secrets.token_bytes(32)
+        if 0 < int.from_bytes(key, "big") < N:
+            return key
+
+
+def public_key(key: bytes) -> str:
+    return "0x" + scalar_base_mult(int.from_bytes(key, "big")).hex()
+
+
+@dataclass
+class Chain:
+    anvil: AnvilNode
+    tmp: Path
+    node: NodeClient
+    escrow: str = ""
+    _rails: list[EvmHtlcRail] = field(default_factory=list)
+
+    @classmethod
+    @contextlib.asynccontextmanager
+    async def open(cls, anvil: AnvilNode, tmp: Path) -> AsyncIterator[Chain]:
+        chain = cls(anvil=anvil, tmp=tmp, node=NodeClient(anvil.url))
+        try:
+            deployer = fresh_key()
+            await chain.fund(Account.from_key(deployer).address, 10 * ETHER)
+            sender = Sender(chain.node, anvil.chain_id, deployer, TxLog(tmp / "deployer.sqlite3"))
+            chain.escrow = await deploy_escrow(sender)
+            yield chain
+        finally:
+            for rail in chain._rails:
+                await rail.aclose()
+            await chain.node.aclose()
+
+    @property
+    def config(self) -> EvmConfig:
+        return EvmConfig(url=self.anvil.url, chain_id=self.anvil.chain_id, escrow=self.escrow)
+
+    async def fund(self, address: str, wei: int) -> None:
+        await self.node.call("anvil_setBalance", address, hex(wei))
+
+    async def rail(self, name: str, *, wei: int = 10 * ETHER, key: bytes | None = None,
+                   config: EvmConfig | None = None, **kwargs) -> EvmHtlcRail:
+        key = key or fresh_key()
+        rail = EvmHtlcRail(config or self.config, key, TxLog(self.tmp / f"{name}.sqlite3"),
+                           **kwargs)
+        self._rails.append(rail)
+        if wei:
+            await self.fund(rail.address, wei)
+        rail.key = key  # type: ignore[attr-defined]  # the test needs the payee's public key
+        return rail
+
+    async def now_s(self) -> int:
+        head = await self.node.block("latest")
+        return int(head["timestamp"], 16)
+
+    async def advance(self, seconds: int) -> None:
+        await self.node.call("evm_increaseTime", hex(seconds))
+        await self.node.call("evm_mine")
+
+    async def mine(self, blocks: int = 1) -> None:
+        await self.node.call("anvil_mine", hex(blocks))
+
+
+def hash_pair() -> tuple[str, str]:
+    """(secret, statement) of a fresh hash lock."""
+    lock = hash_lock_from_preimage(secrets.token_bytes(32))
+    return lock.preimage, lock.hash
+
+
+def point_pair() -> tuple[str, str]:
+    witness = fresh_key()
+    lock = point_lock_from_witness(witness)
+    return "0x" + witness.hex(), lock.statement
+
+
+def make_terms(now_s: int, *, lock: str = "hash", statement: str, amount: int = ETHER // 10,
+               asset: str = "ETH", claim_in_s: int = 600, gap_s: int = 600) -> LockTerms:
+    contract = "0x" + hashlib.sha256(secrets.token_bytes(16)).hexdigest()
+    claim_by = (now_s + claim_in_s) * 1000
+    return LockTerms(contract=contract, lock=lock, statement=statement, amount=str(amount),
+                     asset=asset, payer="did:key:zpayer", payee="did:key:zpayee",
+                     claim_by_ms=claim_by, refund_after_ms=claim_by + gap_s * 1000)

@@ -1,0 +1,23 @@
+"""Real anvil nodes for the evm-htlc tests: one fresh node per test on a free loopback port."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+
+from tclk_tui.rails.evm.anvil import AnvilNode, start_anvil
+from tests.rails.evm.chain import Chain
+
+
+@pytest.fixture
+def anvil() -> Iterator[AnvilNode]:
+    with start_anvil() as node:
+        yield node
+
+
+@pytest.fixture
+async def chain(anvil: AnvilNode, tmp_path: Path) -> AsyncIterator[Chain]:
+    async with Chain.open(anvil, tmp_path) as opened:
+        yield opened
