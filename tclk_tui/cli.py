@@ -82,11 +82,21 @@ async def open_wallet(args: argparse.Namespace, *, follow: bool = False):
     return wallet
 
 
+def say(text: str, *, file: Any = None) -> None:
+    """Print lines for a person. Much of what a subcommand prints was written by strangers
+    (reasons, summaries, DIDs, rail refs), so every line goes through the app's neutralising:
+    controls, bidi and format characters come out as visible escapes, never raw."""
+    from tclk_tui.engine.inert import clean_lines
+
+    print(clean_lines(text), file=file or sys.stdout)
+
+
 def emit(args: argparse.Namespace, human: str, data: Any) -> None:
     if args.json:
-        print(json.dumps(data, sort_keys=True))
+        # ensure_ascii escapes every control and non-ASCII character; DEL is the one it leaves.
+        print(json.dumps(data, sort_keys=True, ensure_ascii=True).replace("\x7f", "\\u007f"))
     else:
-        print(human)
+        say(human)
 
 
 # -- subcommands ------------------------------------------------------------------------------
@@ -174,9 +184,9 @@ def _all_rows():
 def _print_gate(request) -> None:
     for fact in request.facts:
         mark = {True: "ok", False: "NO", None: "--"}[fact.ok]
-        print(f"  [{mark}] {fact.label}: {fact.detail}", file=sys.stderr)
+        say(f"  [{mark}] {fact.label}: {fact.detail}", file=sys.stderr)
     for blocker in request.blockers:
-        print(f"  refused: {blocker}", file=sys.stderr)
+        say(f"  refused: {blocker}", file=sys.stderr)
 
 
 async def _gated(args: argparse.Namespace, action: str) -> int:
@@ -428,7 +438,7 @@ def main(argv: list[str] | None = None) -> int:
             result = asyncio.run(result)
         return int(result or 0)
     except CliError as exc:
-        print(f"tclk-tui: {exc}", file=sys.stderr)
+        say(f"tclk-tui: {exc}", file=sys.stderr)
         return exc.code
     except KeyboardInterrupt:
         print("tclk-tui: interrupted", file=sys.stderr)
@@ -445,12 +455,12 @@ def _report(exc: Exception) -> int:
     from tclk_tui.vault.errors import VaultError
 
     if isinstance(exc, GateRefused):
-        print(f"tclk-tui: refused: {exc.reason}", file=sys.stderr)
+        say(f"tclk-tui: refused: {exc.reason}", file=sys.stderr)
         return EXIT_REFUSED
     if isinstance(exc, EngineError | TclkError | VenueError | VaultError | OSError | ValueError):
-        print(f"tclk-tui: {exc}", file=sys.stderr)
+        say(f"tclk-tui: {exc}", file=sys.stderr)
         return EXIT_REFUSED
-    print(f"tclk-tui: unexpected {type(exc).__name__}: {exc}", file=sys.stderr)
+    say(f"tclk-tui: unexpected {type(exc).__name__}: {exc}", file=sys.stderr)
     return EXIT_REFUSED
 
 

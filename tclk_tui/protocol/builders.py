@@ -28,6 +28,7 @@ from tclk_tui.protocol.frames import (
 )
 from tclk_tui.protocol.ids import contract_id, domain_hash, offer_id
 from tclk_tui.protocol.locks import is_valid_statement
+from tclk_tui.protocol.quoting import quote
 from tclk_tui.protocol.rails import normalize_rail_id, normalize_rail_ids
 
 
@@ -115,7 +116,7 @@ def make_accept(
     if from_ == offer["from"]:
         raise FrameError("tclk: accept.from must differ from offer.from")
     if not is_valid_statement(offer["lock"], statement):
-        raise FrameError(f"tclk: statement does not fit a {offer['lock']} lock: {statement}")
+        raise FrameError(f"tclk: statement does not fit a {offer['lock']} lock: {quote(statement)}")
     if offer["lock"] == "point" and payment_key is None:
         raise FrameError("tclk: point locks require the acceptor's paymentKey")
     core: dict[str, Any] = {"from": from_, "ref": offer["id"], "statement": statement}

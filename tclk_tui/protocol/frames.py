@@ -28,6 +28,7 @@ from tclk_tui.protocol.codec import MAX_SAFE_INTEGER, js_string
 from tclk_tui.protocol.errors import FrameError
 from tclk_tui.protocol.ids import offer_id
 from tclk_tui.protocol.locks import is_valid_point_statement
+from tclk_tui.protocol.quoting import quote
 from tclk_tui.protocol.rails import LEGACY_RAIL_RE
 
 # --- field grammar (all used with re.fullmatch; classes are spelled out, so ASCII-only) ------
@@ -268,7 +269,7 @@ def _string(name: str, value: object) -> str:
 def _pattern(name: str, value: object, pattern: re.Pattern[str]) -> None:
     text = _string(name, value)
     if pattern.fullmatch(text) is None:
-        _fail(f"tclk: {name} is malformed: {text}")
+        _fail(f"tclk: {name} is malformed: {quote(text)}")
 
 
 def _unix_ms(name: str, value: object) -> None:
@@ -279,7 +280,7 @@ def _unix_ms(name: str, value: object) -> None:
 def _check_keys(where: str, obj: Mapping[Any, Any], fields: FieldSet) -> None:
     for key in js_own_keys(obj):
         if key not in fields.allowed:
-            _fail(f"tclk: unknown field on {where}: {key}")
+            _fail(f"tclk: unknown field on {where}: {quote(key)}")
     for key in fields.required:
         if key not in obj:
             _fail(f"tclk: missing field on {where}: {key}")
@@ -291,7 +292,7 @@ def _check_nested(name: str, value: object) -> Mapping[str, Any]:
     fields = NESTED_FIELDS[name]
     for key in js_own_keys(value):
         if key not in fields.allowed:
-            _fail(f"tclk: unknown field on {name}: {key}")
+            _fail(f"tclk: unknown field on {name}: {quote(key)}")
     for key in fields.required:
         if key != "type" and key not in value:
             _fail(f"tclk: missing field on {name}: {key}")
@@ -310,8 +311,8 @@ def _unknown_type_message(kind: object, present: bool) -> str:
     shown = js_string(kind)
     if not isinstance(kind, str) and shown in FRAME_FIELDS:
         # The reference would accept this as a `<shown>` frame; say why this port does not.
-        return f"tclk: unknown frame type: {shown} (type must be a string)"
-    return f"tclk: unknown frame type: {shown}"
+        return f"tclk: unknown frame type: {quote(shown)} (type must be a string)"
+    return f"tclk: unknown frame type: {quote(kind)}"
 
 
 # --- per-type checks -----------------------------------------------------------------------

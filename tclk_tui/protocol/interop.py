@@ -13,6 +13,7 @@ from typing import Final
 
 from tclk_tui.protocol.codec import MAX_SAFE_INTEGER, js_string
 from tclk_tui.protocol.errors import TclkError
+from tclk_tui.protocol.quoting import quote
 
 A2A_TASK_STATES: Final[Mapping[str, str]] = MappingProxyType(
     {
@@ -42,7 +43,7 @@ def a2a_state(status: str) -> str:
     try:
         return A2A_TASK_STATES[status]
     except (KeyError, TypeError):
-        raise TclkError(f"tclk: unknown status: {js_string(status)}") from None
+        raise TclkError(f"tclk: unknown status: {quote(status)}") from None
 
 
 def acp_phase(status: str) -> str:
@@ -50,7 +51,7 @@ def acp_phase(status: str) -> str:
     try:
         return ACP_PHASES[status]
     except (KeyError, TypeError):
-        raise TclkError(f"tclk: unknown status: {js_string(status)}") from None
+        raise TclkError(f"tclk: unknown status: {quote(status)}") from None
 
 
 def a2a_job(task_id: str, context_id: str | None = None) -> dict[str, str]:

@@ -24,6 +24,7 @@ from tclk_tui.protocol.errors import FrameError, TclkError
 from tclk_tui.protocol.frames import validate_frame
 from tclk_tui.protocol.ids import contract_id
 from tclk_tui.protocol.locks import is_valid_statement, verify_secret
+from tclk_tui.protocol.quoting import quote
 from tclk_tui.protocol.rails import rail_in_offer
 
 Status = Literal["proposed", "accepted", "locked", "claimed", "refunded", "cancelled"]
@@ -207,19 +208,6 @@ def _is_party(state: ContractState, did: object) -> bool:
     return did is not None and did in (state.offer.get("from"), state.payer_did, state.payee_did)
 
 
-def _js_str(value: object) -> str:
-    """`String(value)` for the values a reason may quote (arrays join with commas, as in JS)."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, list):
-        return ",".join("" if item is None else _js_str(item) for item in value)
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
-
-
 def _same_contract(kind: str) -> Guard:
     def guard(state: ContractState, frame: Frame, now_ms: Now) -> str | None:
         if frame.get("contract") != state.contract:
@@ -330,7 +318,7 @@ def _lock_rail_offered(state: ContractState, frame: Frame, now: Now) -> str | No
     rail = frame["rail"]
     if rail_in_offer(state.offer["rails"], rail):
         return None
-    return f"rail {_js_str(rail)} was not offered"
+    return f"rail {quote(rail)} was not offered"
 
 
 def _on_lock(state: ContractState, frame: Frame, status: str) -> ContractState:
@@ -374,14 +362,14 @@ def _cancel_contract(state: ContractState, frame: Frame, now: Now) -> str | None
 def _receipt_outcome(state: ContractState, frame: Frame, now: Now) -> str | None:
     outcome = frame["outcome"]
     if outcome != state.status:
-        return f"receipt outcome {_js_str(outcome)} does not match {state.status}"
+        return f"receipt outcome {quote(outcome)} does not match {state.status}"
     return None
 
 
 def _receipt_rail(state: ContractState, frame: Frame, now: Now) -> str | None:
     rail = frame.get("rail")
     if rail is not None and state.rail is not None and rail != state.rail:
-        return f"receipt rail {_js_str(rail)} does not match contract rail {state.rail}"
+        return f"receipt rail {quote(rail)} does not match contract rail {state.rail}"
     return None
 
 
@@ -514,7 +502,7 @@ def _clock_ok(now_ms: object) -> bool:
 
 def _open_validated(offer: Mapping[str, Any]) -> ContractState:
     if offer.get("type") != "offer":
-        kind = _js_str(offer.get("type"))
+        kind = quote(offer.get("type"))
         raise FrameError(f"tclk: a contract opens from an offer frame, not {kind}")
     own = copy.deepcopy(dict(offer))
     key = own.get("paymentKey")
@@ -540,7 +528,7 @@ def _apply_validated(state: ContractState, frame: Frame, now_ms: Now) -> Step:
             return Step(state, False, "contract is already open")
         rule = RULES.get(kind) if isinstance(kind, str) else None
         if rule is None:
-            return Step(state, False, f"tclk: unknown frame type: {_js_str(kind)}")
+            return Step(state, False, f"tclk: unknown frame type: {quote(kind)}")
         target = NEXT_STATUS.get((state.status, kind))
         if target is None:
             return Step(state, False, rule.wrong_status(state.status))

@@ -15,6 +15,7 @@ from typing import Any, Final
 from tclk_tui.protocol.codec import MAX_SAFE_INTEGER, js_utf8
 from tclk_tui.protocol.errors import FrameError, TclkError
 from tclk_tui.protocol.locks import is_valid_statement
+from tclk_tui.protocol.quoting import quote
 
 OFFER_ROOM: Final = "tclk-offers"
 """The public rendezvous room: offers and accepts. World-writable, no class prefix."""
@@ -40,7 +41,7 @@ _STRICT_DECIMAL_RE: Final = re.compile(r"[1-9][0-9]{0,15}")
 
 def _contract(contract: object) -> str:
     if not isinstance(contract, str) or CONTRACT_RE.fullmatch(contract) is None:
-        raise FrameError(f"tclk: malformed contract id: {contract}")
+        raise FrameError(f"tclk: malformed contract id: {quote(contract)}")
     return contract
 
 

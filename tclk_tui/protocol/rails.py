@@ -15,6 +15,7 @@ from types import MappingProxyType
 from typing import Any, Final
 
 from tclk_tui.protocol.errors import FrameError, RailError
+from tclk_tui.protocol.quoting import quote
 
 RAIL_REGISTRY: Final = (
     "btc-htlc",
@@ -84,10 +85,10 @@ def normalize_rail_id(value: object) -> str:
         raise RailError("tclk: rail id must be a non-empty string", "malformed")
     spelling = ascii_lower(js_trim(value))
     if CANONICAL_RAIL_RE.fullmatch(spelling) is None:
-        raise RailError(f"tclk: malformed rail id: {value}", "malformed")
+        raise RailError(f"tclk: malformed rail id: {quote(value)}", "malformed")
     canonical = RAIL_ALIASES.get(spelling, spelling)
     if canonical not in _REGISTRY_SET:
-        raise RailError(f"tclk: unknown rail id: {value}", "unknown")
+        raise RailError(f"tclk: unknown rail id: {quote(value)}", "unknown")
     return canonical
 
 
@@ -160,7 +161,7 @@ def _check_emitted_rail(rail: object) -> None:
     except RailError as err:
         raise FrameError(str(err)) from err
     if canonical != rail:
-        raise FrameError(f"tclk: non-canonical rail id: {rail}; use {canonical}")
+        raise FrameError(f"tclk: non-canonical rail id: {quote(rail)}; use {canonical}")
 
 
 def check_emission_rails(frame: Mapping[str, Any]) -> None:

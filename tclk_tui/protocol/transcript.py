@@ -39,6 +39,7 @@ from tclk_tui.protocol.machine import (
     accept_core,
 )
 from tclk_tui.protocol.naming import OFFER_ROOM, deal_room
+from tclk_tui.protocol.quoting import quote
 from tclk_tui.protocol.rails import js_trim
 
 RoomBinding = Literal["strict", "offer-room"]
@@ -206,12 +207,6 @@ def verify_transcript_record(record: object) -> VerifyResult:
 # ------------------------------------------------------------------------ venue JSON -> records
 
 
-def _json_quote(value: object) -> str:
-    try:
-        return json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):
-        return repr(value)
-
 
 def parse_timestamp_ms(text: str) -> int:
     """Unix ms of a timezone-qualified RFC 3339 time; fraction beyond ms is truncated.
@@ -256,7 +251,7 @@ def _nonce_text(value: object) -> str | None:
 def transcript_record(room: str, message: Mapping[str, Any]) -> TranscriptRecord:
     """A record from one venue message (`?format=json` item or export row) read in `room`."""
     if not isinstance(room, str) or TRANSCRIPT_ROOM_RE.fullmatch(room) is None:
-        raise TclkError(f"tclk: invalid transcript room {_json_quote(room)}")
+        raise TclkError(f"tclk: invalid transcript room {quote(room)}")
     if not isinstance(message, Mapping):
         raise TclkError("tclk: transcript message is not a JSON object")
     seq = message.get("seq")
@@ -360,7 +355,7 @@ def _fold_one(
         return state, None, False, reason
     kind = frame.get("type")
     if not isinstance(kind, str):
-        return state, None, False, f"tclk: unknown frame type: {kind}"
+        return state, None, False, f"tclk: unknown frame type: {quote(kind)}"
     if frame.get("from") != sender:
         return state, kind, False, f"{kind}.from does not match the record sender"
     if state is None:
@@ -387,7 +382,7 @@ def fold_transcript(records: Iterable[object], room_binding: str = "strict") -> 
     keeps the whole deal on the board (for agents that cannot open new rooms).
     """
     if room_binding not in ROOM_BINDINGS:
-        raise TclkError(f"tclk: unknown roomBinding {_json_quote(room_binding)}")
+        raise TclkError(f"tclk: unknown roomBinding {quote(room_binding)}")
     state: ContractState | None = None
     steps: list[FoldStep] = []
     for index, record in enumerate(records):

@@ -21,6 +21,7 @@ from typing import Literal
 from tclk_tui.protocol.errors import TclkError
 from tclk_tui.protocol.locks import is_valid_statement, verify_secret
 from tclk_tui.protocol.naming import decode_paper_record, encode_paper_record, paper_note
+from tclk_tui.protocol.quoting import quote
 
 from .base import (
     MAX_SAFE_INTEGER,
@@ -94,7 +95,8 @@ def _decode(value: object) -> PaperRecord | None:
 def _note_path(contract: object) -> tuple[str, str]:
     """The record's (ns, key); a malformed contract id raises the reference's message."""
     if not isinstance(contract, str):
-        raise SettlementError(f"tclk: malformed contract id: {contract}", code="malformed-ref")
+        raise SettlementError(f"tclk: malformed contract id: {quote(contract)}",
+                              code="malformed-ref")
     try:
         return paper_note(contract)
     except TclkError as exc:

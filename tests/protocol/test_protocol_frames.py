@@ -186,7 +186,7 @@ def test_non_objects_are_refused(value: object) -> None:
     [
         ("nope", "tclk: unknown frame type: nope"),
         ("Offer", "tclk: unknown frame type: Offer"),
-        ("", "tclk: unknown frame type: "),
+        ("", 'tclk: unknown frame type: ""'),
         (1, "tclk: unknown frame type: 1"),
         (None, "tclk: unknown frame type: null"),
         (True, "tclk: unknown frame type: true"),
@@ -272,10 +272,11 @@ def test_null_counts_as_present_and_then_fails_its_type_check() -> None:
         (7, "tclk: from must be a non-empty string"),
         ("did:key:z6Mk" + "f" * 43, "tclk: from is malformed: did:key:z6Mk" + "f" * 43),
         ("did:key:z6Mk" + "0" * 44, "tclk: from is malformed: did:key:z6Mk" + "0" * 44),
-        ("did:key:z6Mk" + "f" * 44 + "\n", "tclk: from is malformed: " + PAYER + "\n"),
+        ("did:key:z6Mk" + "f" * 44 + "\n", f'tclk: from is malformed: "{PAYER}\\n"'),
         ("did:key:z6MK" + "f" * 44, "tclk: from is malformed: did:key:z6MK" + "f" * 44),
         # Unicode digits are not base58 even though Python's \d would take them.
-        ("did:key:z6Mk" + "\u0661" * 44, "tclk: from is malformed: did:key:z6Mk" + "\u0661" * 44),
+        ("did:key:z6Mk" + "\u0661" * 44,
+         'tclk: from is malformed: "did:key:z6Mk' + "\\u0661" * 44 + '"'),
     ],
 )
 def test_from(value: object, message: str) -> None:
@@ -322,8 +323,8 @@ def test_offer_role(value: object) -> None:
         ("01", "tclk: amount is malformed: 01"),
         ("1.5", "tclk: amount is malformed: 1.5"),
         ("-1", "tclk: amount is malformed: -1"),
-        ("1\n", "tclk: amount is malformed: 1\n"),
-        ("\u0661", "tclk: amount is malformed: \u0661"),
+        ("1\n", 'tclk: amount is malformed: "1\\n"'),
+        ("\u0661", 'tclk: amount is malformed: "\\u0661"'),
     ],
 )
 def test_offer_amount(value: object, message: str) -> None:
@@ -339,7 +340,7 @@ def test_offer_amount_has_no_length_cap() -> None:
     [
         ("", "tclk: asset must be a non-empty string"),
         ("A" * 33, "tclk: asset is malformed: " + "A" * 33),
-        ("FL OP", "tclk: asset is malformed: FL OP"),
+        ("FL OP", 'tclk: asset is malformed: "FL OP"'),
         ("FLOP.", "tclk: asset is malformed: FLOP."),
     ],
 )
@@ -367,7 +368,7 @@ def test_offer_lock(value: object) -> None:
         (["x402", "Flop"], "tclk: rail is malformed: Flop"),
         (["-a"], "tclk: rail is malformed: -a"),
         (["a" * 65], "tclk: rail is malformed: " + "a" * 65),
-        (["x402\n"], "tclk: rail is malformed: x402\n"),
+        (["x402\n"], 'tclk: rail is malformed: "x402\\n"'),
     ],
 )
 def test_offer_rails(value: object, message: str) -> None:
@@ -501,7 +502,7 @@ def test_nested_type_key_in_job_is_allowed_and_hashed_like_the_reference() -> No
         ("ABCDEF01", "tclk: nonce is malformed: ABCDEF01"),
         ("0x9f2c81d0", "tclk: nonce is malformed: 0x9f2c81d0"),
         ("a" * 65, "tclk: nonce is malformed: " + "a" * 65),
-        ("aabbccdd\n", "tclk: nonce is malformed: aabbccdd\n"),
+        ("aabbccdd\n", 'tclk: nonce is malformed: "aabbccdd\\n"'),
     ],
 )
 def test_offer_nonce(value: object, message: str) -> None:
@@ -535,7 +536,7 @@ def test_offer_check_order_role_to_nonce() -> None:
     order = [
         ("role", "x", "tclk: role must be payer|payee"),
         ("amount", "x", "tclk: amount is malformed: x"),
-        ("asset", "x y", "tclk: asset is malformed: x y"),
+        ("asset", "x y", 'tclk: asset is malformed: "x y"'),
         ("lock", "x", "tclk: lock must be hash|point"),
         ("rails", [], "tclk: rails must be a non-empty array"),
         ("claimByMs", 0, "tclk: claimByMs must be a positive unix-ms integer"),

@@ -24,6 +24,7 @@ from tclk_tui.protocol.naming import (
     parse_state_note,
     state_note,
 )
+from tclk_tui.protocol.quoting import quote
 
 from .test_protocol_frames import CONTRACT, G_HEX, OFF_CURVE, hex32s, points
 
@@ -59,7 +60,8 @@ def test_deal_room_shape(contract: str) -> None:
 )
 def test_malformed_contract_ids(contract: Any) -> None:
     for derive in (deal_room, state_note, paper_note):
-        with pytest.raises(FrameError, match=re.escape(f"tclk: malformed contract id: {contract}")):
+        message = f"tclk: malformed contract id: {quote(contract)}"
+        with pytest.raises(FrameError, match=re.escape(message)):
             derive(contract)
 
 

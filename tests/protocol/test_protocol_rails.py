@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from tclk_tui.protocol.codec import encode_frame
 from tclk_tui.protocol.errors import FrameError, RailError, TclkError
+from tclk_tui.protocol.quoting import quote
 from tclk_tui.protocol.rails import (
     CANONICAL_RAIL_RE,
     JS_WHITESPACE,
@@ -104,14 +105,14 @@ def test_normalize_examples(value: str, canonical: str) -> None:
 def test_malformed_rail_ids(value: str) -> None:
     error = rail_error(value)
     assert error.kind == "malformed"
-    assert str(error) == f"tclk: malformed rail id: {value}"
+    assert str(error) == f"tclk: malformed rail id: {quote(value)}"
 
 
 @pytest.mark.parametrize("value", ["foo", "foo-bar", "custom", " Custom "])
 def test_unknown_rail_ids(value: str) -> None:
     error = rail_error(value)
     assert error.kind == "unknown"
-    assert str(error) == f"tclk: unknown rail id: {value}"
+    assert str(error) == f"tclk: unknown rail id: {quote(value)}"
 
 
 @pytest.mark.parametrize("value", [None, 1, ["x402"], "", "   ", "\ufeff", "\u2028"])

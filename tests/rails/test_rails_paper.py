@@ -8,6 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tclk_tui.protocol.quoting import quote
 from tclk_tui.protocol.rails import RAIL_MOVES_VALUE
 from tclk_tui.rails import (
     MemoryNoteStore,
@@ -222,7 +223,7 @@ async def test_lock_refuses_a_malformed_contract_id(contract):
     rail, _, _ = _rail()
     with pytest.raises(SettlementError) as info:
         await rail.lock(hash_terms(contract=contract))
-    assert str(info.value) == f"tclk: malformed contract id: {contract}"
+    assert str(info.value) == f"tclk: malformed contract id: {quote(contract)}"
     assert info.value.code == "malformed-ref"
 
 
@@ -381,7 +382,7 @@ async def test_claim_on_a_malformed_ref_throws(ref):
     rail, _, _ = await _locked()
     with pytest.raises(SettlementError) as info:
         await rail.claim(ref, PREIMAGE)
-    assert str(info.value) == f"tclk: malformed contract id: {ref}"
+    assert str(info.value) == f"tclk: malformed contract id: {quote(ref)}"
 
 
 async def test_claim_on_an_absent_record():
@@ -569,7 +570,7 @@ async def test_refund_loses_the_compare_and_set_when_the_record_moves_underneath
 @pytest.mark.parametrize("ref", ["0xABC", None])
 async def test_refund_on_a_malformed_ref_throws(ref):
     rail, _, _ = _rail(T)
-    with pytest.raises(SettlementError, match=f"^tclk: malformed contract id: {ref}$"):
+    with pytest.raises(SettlementError, match=f"^tclk: malformed contract id: {quote(ref)}$"):
         await rail.refund(ref)
 
 
