@@ -200,8 +200,10 @@ class VenueClient:
         cap: int,
         what: str,
     ) -> tuple[int, bytes, httpx.Headers]:
+        # httpx's timeout bounds each socket operation, so a server trickling one byte at a
+        # time would hold a read forever; the deadline bounds the whole request on the clock.
         try:
-            async with self._http.stream(
+            async with asyncio.timeout(timeout_s), self._http.stream(
                 method, url, params=params, json=json_body, timeout=timeout_s
             ) as response:
                 chunks: list[bytes] = []
@@ -212,7 +214,7 @@ class VenueClient:
                         raise MalformedResponse(f"{what}: venue reply exceeds {cap} bytes")
                     chunks.append(chunk)
                 return response.status_code, b"".join(chunks), response.headers
-        except httpx.TimeoutException:
+        except (httpx.TimeoutException, TimeoutError):
             raise VenueUnavailable(f"{what}: no answer within {timeout_s:g}s") from None
         except httpx.DecodingError:
             raise MalformedResponse(f"{what}: venue reply could not be decoded") from None
@@ -238,6 +240,7 @@ class VenueClient:
         timeout = self.timeout_s if timeout_s is None else timeout_s
         attempt = 0
         waited = 0.0
+        limited = 0
         while True:
             attempt += 1
             try:
@@ -251,7 +254,13 @@ class VenueClient:
             except VenueError as error:
                 wait_s = getattr(error, "wait_s", None)
                 if wait_s is not None:
-                    if waited + wait_s > policy.rate_limit_budget_s:
+                    # A venue (or a stranger in front of it) answering 429 "wait 0" must not
+                    # spin us: each wait is at least the floor, counted against the budget,
+                    # and the number of 429 retries is bounded too.
+                    wait_s = policy.rate_limit_wait(wait_s)
+                    limited += 1
+                    if (limited > policy.rate_limit_retries
+                            or waited + wait_s > policy.rate_limit_budget_s):
                         raise
                     waited += wait_s
                     attempt -= 1
