@@ -67,7 +67,7 @@ async def test_a_trickling_server_cannot_hold_a_read_past_the_deadline():
         client = VenueClient(url, retry=RetryPolicy(attempts=1), timeout_s=0.5)
         try:
             async with asyncio.timeout(30):  # a guard for the test, not the behaviour
-                with pytest.raises(VenueUnavailable, match="no answer within 0.5s"):
+                with pytest.raises(VenueUnavailable, match=r"no answer within 0\.5s"):
                     await client.read("tclk-offers")
                 await trickle.ended.wait()
         finally:
