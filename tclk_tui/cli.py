@@ -322,6 +322,25 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_agents(args: argparse.Namespace) -> int:
+    from tclk_tui.agents import cli as agents_cli
+
+    profile_dir = data_dir(args) / args.profile
+    if args.agents_command == "mcp":
+        from tclk_tui.agents.mcp_stdio import run_mcp
+
+        return run_mcp(args.agent, profile_dir)
+
+    def open_journal():
+        from tclk_tui.store.journal import Journal
+
+        if not (profile_dir / "journal.sqlite3").exists():
+            raise CliError(f"profile {args.profile} has no journal yet (no wallet was opened)")
+        return Journal(profile_dir / "journal.sqlite3")
+
+    return agents_cli.run(args, profile_dir, open_journal, emit)
+
+
 def cmd_app(args: argparse.Namespace) -> int:
     from tclk_tui.tui.run import run_wallet_app
 
@@ -413,6 +432,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("audit", cmd_audit, "verify and fold exported room transcripts offline")
     p.add_argument("files", nargs="+", help="export files; the room is the file name "
                    "(tclk-offers.jsonl) or given as FILE:ROOM")
+    from tclk_tui.agents.cli import add_parsers as add_agents_parsers
+
+    add_agents_parsers(sub, common, cmd_agents)
     p = add("vault", cmd_vault, "vault doctor, backup, restore")
     vsub = p.add_subparsers(dest="vault_command", required=True)
     vsub.add_parser("doctor", parents=[common], help="which backend is active and why")

@@ -1,0 +1,114 @@
+"""`tclk-tui agents list | show | check | log` and `tclk-tui mcp --agent NAME`.
+
+The manifests are files the operator edits; these commands read them (and the journal's audit
+trail) and never change anything. Agent-written text (parameters, reasons) is printed with
+control characters made visible, so a log line cannot rewrite the operator's terminal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tclk_tui.agents.catalog import TOOL_NAMES
+from tclk_tui.agents.limits import DAY_MS
+from tclk_tui.agents.manifest import agents_dir, load_manifest, load_manifests
+
+JournalOpener = Callable[[], Any]
+
+
+def visible(text: str) -> str:
+    """Untrusted text for a terminal: control characters shown as escapes, never obeyed."""
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in str(text))
+
+
+def add_parsers(sub, common: argparse.ArgumentParser, handler) -> None:
+    """The `agents` and `mcp` subcommands; `handler(args)` is the CLI's dispatcher."""
+    p = sub.add_parser("agents", parents=[common],
+                       help="the agents allowed to drive this wallet (manifests, audit trail)")
+    p.set_defaults(handler=handler)
+    asub = p.add_subparsers(dest="agents_command", required=True)
+    asub.add_parser("list", parents=[common], help="every manifest and whether it is valid")
+    s = asub.add_parser("show", parents=[common], help="one agent's grant, caps and use")
+    s.add_argument("name")
+    c = asub.add_parser("check", parents=[common], help="check manifests (exit 1 on a problem)")
+    c.add_argument("name", nargs="?")
+    lg = asub.add_parser("log", parents=[common], help="the agents' calls, newest first")
+    lg.add_argument("name", nargs="?")
+    lg.add_argument("--limit", type=int, default=50)
+    m = sub.add_parser("mcp", parents=[common],
+                       help="serve one agent's tools over MCP on stdio (attaches to the "
+                            "profile's running wallet)")
+    m.set_defaults(handler=handler, agents_command="mcp")
+    m.add_argument("--agent", required=True)
+
+
+def run(args: argparse.Namespace, profile_dir: Path, open_journal: JournalOpener,
+        emit: Callable[[argparse.Namespace, str, Any], None]) -> int:
+    command = args.agents_command
+    if command == "list":
+        manifests = load_manifests(profile_dir, TOOL_NAMES)
+        rows = [m.summary() for m in manifests.values()]
+        lines = [f"{m.name:<20} {'ok ' if m.problem is None else 'BAD'} "
+                 f"{len(m.tools):>2} tools  {m.did or '-'}"
+                 + (f"\n    {visible(m.problem)}" if m.problem else "")
+                 for m in manifests.values()]
+        emit(args, "\n".join(lines) or f"no manifests in {agents_dir(profile_dir)}",
+             {"agents": rows})
+        return 0
+    if command == "check":
+        manifests = load_manifests(profile_dir, TOOL_NAMES)
+        if args.name:
+            manifests = {args.name: load_manifest(agents_dir(profile_dir) / f"{args.name}.toml",
+                                                  TOOL_NAMES)}
+        bad = {n: m.problem for n, m in manifests.items() if m.problem}
+        lines = [f"{n}: {'ok' if m.problem is None else visible(m.problem)}"
+                 for n, m in manifests.items()]
+        emit(args, "\n".join(lines) or "no manifests", {"problems": bad,
+                                                        "checked": sorted(manifests)})
+        return 1 if bad else 0
+    if command == "show":
+        manifest = load_manifest(agents_dir(profile_dir) / f"{args.name}.toml", TOOL_NAMES)
+        info = manifest.summary()
+        journal = open_journal()
+        try:
+            since = int(time.time() * 1000) - DAY_MS
+            info["spent_24h"] = journal.agents.spent(args.name, since_ms=since)
+            info["pending_approvals"] = [a.id for a in journal.agents.approvals("pending")
+                                         if a.agent == args.name]
+        finally:
+            journal.close()
+        lines = [f"agent {manifest.name}: "
+                 + ("valid" if manifest.problem is None else visible(manifest.problem)),
+                 f"did: {manifest.did or '-'}", f"tools: {', '.join(sorted(manifest.tools))}",
+                 f"rails: {', '.join(manifest.rails) if manifest.rails is not None else 'any'}",
+                 f"caps: per deal {manifest.caps.per_deal}, per 24 h {manifest.caps.per_24h}, "
+                 f"assets {manifest.caps.assets}",
+                 f"spent in the last 24 h: {info['spent_24h']}",
+                 f"approval: {info['approval']}",
+                 f"pending approvals: {', '.join(info['pending_approvals']) or 'none'}"]
+        emit(args, "\n".join(lines), info)
+        return 0 if manifest.problem is None else 1
+    if command == "log":
+        journal = open_journal()
+        try:
+            calls = journal.agents.calls(args.name, limit=max(1, args.limit))
+        finally:
+            journal.close()
+        rows = [{"id": c.id, "agent": c.agent, "transport": c.transport, "tool": c.tool,
+                 "params": c.params, "decision": c.decision, "result": c.result_kind,
+                 "detail": c.detail, "deal": c.deal_id, "ts_ms": c.ts_ms} for c in calls]
+        lines = [f"{c.ts_ms} {visible(c.agent):<14} {c.transport:<10} {c.tool:<9} "
+                 f"{c.decision:<8} {c.result_kind:<10} "
+                 f"{visible(json.dumps(c.params, sort_keys=True))}"
+                 + (f" — {visible(c.detail)}" if c.detail else "") for c in calls]
+        emit(args, "\n".join(lines) or "no agent calls yet", {"calls": rows})
+        return 0
+    raise ValueError(f"unknown agents command {command}")
+
+
+__all__ = ["add_parsers", "run", "visible"]
