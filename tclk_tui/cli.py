@@ -341,6 +341,42 @@ def cmd_agents(args: argparse.Namespace) -> int:
     return agents_cli.run(args, profile_dir, open_journal, emit)
 
 
+def profile_dir(args: argparse.Namespace) -> Path:
+    return data_dir(args) / args.profile
+
+
+def cmd_daemon(args: argparse.Namespace) -> int:
+    if args.daemon_command == "status":
+        from tclk_tui.daemon.control import daemon_status
+
+        running, facts = daemon_status(profile_dir(args))
+        if running:
+            human = (f"daemon pid {facts['pid']} owns profile {facts['profile']} "
+                     f"({facts['did']})\nvenue {facts['venue']}: {facts['venue_status']}; "
+                     f"{facts['deals']} deals; {facts['clients']} clients")
+        elif facts.get("owner_pid"):
+            human = (f"no daemon socket answers, but process {facts['owner_pid']} holds "
+                     f"profile {args.profile}")
+        else:
+            human = f"no daemon runs for profile {args.profile}"
+        emit(args, human, facts)
+        return 0 if running else EXIT_REFUSED
+    if args.daemon_command == "stop":
+        from tclk_tui.daemon.control import daemon_stop
+
+        answer = daemon_stop(profile_dir(args))
+        if answer is None:
+            raise CliError(f"no daemon runs for profile {args.profile}")
+        if not answer["stopped"]:
+            raise CliError(f"daemon pid {answer.get('pid')} was asked to stop but still holds "
+                           "the profile")
+        emit(args, f"daemon pid {answer.get('pid')} stopped", answer)
+        return 0
+    from tclk_tui.daemon.run import run_daemon
+
+    return asyncio.run(run_daemon(open_wallet, args, profile_dir(args), args.log_level))
+
+
 def cmd_app(args: argparse.Namespace) -> int:
     from tclk_tui.tui.run import run_wallet_app
 
@@ -429,6 +465,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("status", cmd_status, "one deal's state and transcript")
     p.add_argument("deal")
     add("deals", cmd_deals, "list this profile's deals")
+    p = add("daemon", cmd_daemon, "own the profile headless and serve the control socket")
+    p.add_argument("daemon_command", nargs="?", choices=("run", "status", "stop"),
+                   default="run", help="run in the foreground (default), or ask the running "
+                   "daemon its status, or stop it")
+    p.add_argument("--log-level", choices=("debug", "info", "warning", "error"),
+                   default="info", help="what the profile's log file records (default info)")
     p = add("audit", cmd_audit, "verify and fold exported room transcripts offline")
     p.add_argument("files", nargs="+", help="export files; the room is the file name "
                    "(tclk-offers.jsonl) or given as FILE:ROOM")

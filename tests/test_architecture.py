@@ -20,8 +20,9 @@ ALLOWED = {
     "store": {"protocol"},
     "rehearsal": {"protocol", "technocore"},
     "engine": {"protocol", "technocore", "rails", "vault", "store", "rehearsal"},
-    "tui": {"engine", "agents"},
-    "agents": {"engine"},
+    "daemon": {"protocol", "technocore", "rails", "vault", "store", "engine"},
+    "tui": {"engine", "agents", "daemon"},
+    "agents": {"engine", "daemon"},
 }
 # The pure core does no I/O and keeps no clock: these never appear in protocol/.
 IMPURE = {"httpx", "textual", "keyring", "sqlite3", "socket", "asyncio", "time", "os",

@@ -88,6 +88,15 @@ class VaultKeeper:
     def held(self) -> dict[str, SecretPlan]:
         return dict(self._secret_plans)
 
+    def held_values(self) -> list[str]:
+        """Every secret this keeper can produce, as hex: for redaction filters, never output."""
+        values = ["0x" + self.vault.master_seed().hex()]
+        for deal_id in self._secret_plans:
+            values += [v for v in (self.deal_secret(deal_id), self.revealed_secret(deal_id))
+                       if v is not None]
+        values += [self.payment_secret_key(deal_id) for deal_id in self._key_plans]
+        return values
+
     # -- secrets the counterparty revealed ------------------------------------------------------
 
     def remember_revealed(self, deal_id: str, secret: str) -> None:

@@ -9,6 +9,7 @@ never reaches SQLite; the keeper supplies it at post time.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable
 
 from tclk_tui.engine.crash import crashpoint
@@ -22,6 +23,7 @@ from tclk_tui.technocore.errors import NonceRejected, VenueError
 from tclk_tui.technocore.identity import check_signable_text
 from tclk_tui.technocore.records import VenueRecord
 
+log = logging.getLogger(__name__)
 
 class Outbox:
     def __init__(
@@ -87,12 +89,14 @@ class Outbox:
             self.journal.record_attempt(item.id, error=reason)
             if not exc.retryable and not isinstance(exc, NonceRejected):
                 self.journal.mark_failed(item.id, reason)
+            log.warning("the venue refused outbox #%d to %s: %s", item.id, item.room, reason)
             raise EngineError(f"the venue refused the line: {reason}") from None
         except ValueError as exc:  # the client refused before any I/O: it will never post
             self.journal.mark_failed(item.id, str(exc))
             raise EngineError(f"the line cannot be posted: {exc}") from None
         if item.state == OutboxState.PENDING:
             self.journal.mark_posted(item.id, nonce=str(result.nonce))
+        log.info("posted outbox #%d to %s (nonce %s)", item.id, item.room, result.nonce)
         crashpoint("after-post")
         record = result.record or await self._find_own(item.room, text)
         crashpoint("before-confirm")

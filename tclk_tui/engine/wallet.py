@@ -21,7 +21,7 @@ from tclk_tui.engine.board import OffersBoard, statement_line
 from tclk_tui.engine.crash import crashpoint
 from tclk_tui.engine.deadlines import danger_level
 from tclk_tui.engine.deal import DealSession
-from tclk_tui.engine.errors import EngineError
+from tclk_tui.engine.errors import EngineError, ProfileBusy
 from tclk_tui.engine.events import (
     DeadlineWarning,
     EventBus,
@@ -54,6 +54,7 @@ from tclk_tui.rails.memory import MemoryRail
 from tclk_tui.rails.paper import PaperRail
 from tclk_tui.store import SECRET_PLACEHOLDER
 from tclk_tui.store.journal import Journal
+from tclk_tui.store.profile_lock import ProfileLock, ProfileLocked
 from tclk_tui.store.rows import RecordRow
 from tclk_tui.technocore.client import VenueClient
 from tclk_tui.technocore.errors import VenueError
@@ -124,6 +125,7 @@ class Wallet:
         self._pending_offers: dict[str, tuple[str, str]] = {}
         self._closed = False
         self._capabilities_read: set[str] = set()
+        self._lock: ProfileLock | None = None
 
     def __repr__(self) -> str:
         return f"Wallet(profile={self.profile!r}, did={self.did!r}, venue={self.venue_url!r})"
@@ -136,7 +138,22 @@ class Wallet:
                    rails: Mapping[str, SettlementRail] | None = None,
                    follow: bool = True) -> Wallet:
         profile_dir = Path(data_dir) / profile
-        profile_dir.mkdir(parents=True, exist_ok=True)
+        lock = take_profile_lock(profile_dir)  # before the journal: one owner per profile
+        try:
+            wallet = await cls._open_locked(profile, profile_dir, venue_url=venue_url,
+                                            vault=vault, clock_ms=clock_ms, rails=rails)
+        except BaseException:
+            lock.release()
+            raise
+        wallet._lock = lock
+        if follow:
+            wallet.start_following()
+        return wallet
+
+    @classmethod
+    async def _open_locked(cls, profile: str, profile_dir: Path, *, venue_url: str,
+                           vault: Vault, clock_ms: Callable[[], int],
+                           rails: Mapping[str, SettlementRail] | None) -> Wallet:
         journal = Journal(profile_dir / "journal.sqlite3", clock=clock_ms)
         known = {row.did for row in journal.identities()}
         try:
@@ -180,8 +197,6 @@ class Wallet:
         except BaseException:
             await wallet.close()  # never leave the journal or the HTTP client open
             raise
-        if follow:
-            wallet.start_following()
         return wallet
 
     async def close(self) -> None:
@@ -196,6 +211,8 @@ class Wallet:
                 await task
         await self.client.aclose()
         self.journal.close()
+        if self._lock is not None:
+            self._lock.release()  # last: the journal is closed before anyone else may open it
 
     async def __aenter__(self) -> Wallet:
         return self
@@ -788,6 +805,13 @@ class Wallet:
         await self.client.publish_did_note(rails=sorted(self.rails))
 
 
+def take_profile_lock(profile_dir: Path) -> ProfileLock:
+    try:
+        return ProfileLock.acquire(profile_dir)
+    except ProfileLocked as exc:
+        raise ProfileBusy(str(exc), exc.pid) from None
+
+
 def _load_identity(vault: Vault) -> Identity:
     """The profile's Ed25519 identity: derived from the master seed, so the one seed backup
     restores the DID too, and cached in the vault like every derived secret."""
@@ -810,4 +834,4 @@ def deal_summary(view: DealView) -> dict:
     }
 
 
-__all__ = ["EngineError", "Wallet", "deal_summary"]
+__all__ = ["EngineError", "ProfileBusy", "Wallet", "deal_summary"]
