@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hashlib
 import secrets
+import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -78,6 +80,16 @@ class Chain:
             await self.fund(rail.address, wei)
         rail.key = key  # type: ignore[attr-defined]  # the test needs the payee's public key
         return rail
+
+    async def receipt(self, tx_hash: str, timeout_s: float = 30.0) -> dict:
+        """Poll for a receipt (anvil mines a sent transaction soon, not always at once)."""
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            found = await self.node.call("eth_getTransactionReceipt", tx_hash)
+            if found is not None:
+                return found
+            await asyncio.sleep(0.02)
+        raise AssertionError(f"no receipt for {tx_hash} in {timeout_s} s")
 
     async def now_s(self) -> int:
         head = await self.node.block("latest")

@@ -96,7 +96,7 @@ class Raw:
             "maxFeePerGas": 10**10, "maxPriorityFeePerGas": 10**9})
         tx_hash = await node.call("eth_sendRawTransaction",
                                   "0x" + bytes(signed.raw_transaction).hex())
-        return await node.call("eth_getTransactionReceipt", tx_hash)
+        return await self.chain.receipt(tx_hash)
 
     async def deposit(self, kind: int, statement: str, recipient: str, timelock: int,
                       value: int, contract: bytes = b"\x01" * 32) -> tuple[dict, bytes]:
