@@ -12,10 +12,11 @@ from typing import Any
 
 from tclk_tui.daemon.server import Dispatch
 from tclk_tui.daemon.wire import INVALID_PARAMS, METHOD_NOT_FOUND, REFUSED, RpcError
+from tclk_tui.engine.commands import deal_summary
 from tclk_tui.engine.errors import EngineError
 from tclk_tui.engine.gates import GateRefused
 from tclk_tui.engine.views import BoardQuery
-from tclk_tui.engine.wallet import Wallet, deal_summary
+from tclk_tui.engine.wallet import Wallet
 
 log = logging.getLogger("tclk_tui.daemon")
 

@@ -41,20 +41,6 @@ class AuditReport:
     def ok(self) -> bool:
         return not self.problems
 
-    def text(self) -> str:
-        lines = [f"{self.records} records in {len(self.files)} files, "
-                 f"{self.unverified} failed verification"]
-        lines += [f"problem: {p}" for p in self.problems]
-        for c in self.contracts:
-            lines.append(f"contract {c.contract}: {c.status}")
-            for room, seq, kind, ok, reason in c.steps:
-                mark = "ok " if ok else "REJ"
-                lines.append(f"  {mark} {room} #{seq} {kind or '-'}"
-                             + (f": {reason}" if reason else ""))
-        if not self.contracts:
-            lines.append("no authenticated handshake found")
-        return "\n".join(lines)
-
     def to_dict(self) -> dict:
         return {"files": self.files, "records": self.records, "unverified": self.unverified,
                 "problems": self.problems, "ok": self.ok,

@@ -823,15 +823,4 @@ def _load_identity(vault: Vault) -> Identity:
     return Identity.from_seed(bytes(seed))
 
 
-def deal_summary(view: DealView) -> dict:
-    """A JSON-safe summary of a deal for the CLI (public facts only)."""
-    return {
-        "deal": view.deal_id, "contract": view.contract, "role": view.role,
-        "status": view.status, "amount": view.amount, "asset": view.asset, "lock": view.lock,
-        "rail": view.rail, "rail_ref": view.rail_ref, "counterparty": view.counterparty,
-        "room": view.room, "actions": sorted(view.actions),
-        "last_safe_ms": view.deadlines.last_safe_ms, "secret_held": view.secret_held,
-    }
-
-
-__all__ = ["EngineError", "ProfileBusy", "Wallet", "deal_summary"]
+__all__ = ["EngineError", "ProfileBusy", "Wallet"]

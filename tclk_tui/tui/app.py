@@ -38,7 +38,7 @@ from tclk_tui.tui.accept_screen import AcceptScreen
 from tclk_tui.tui.arbitration_pane import SECTIONS, ArbitrationPane
 from tclk_tui.tui.board_filter import SORT_COLUMNS, sort_by
 from tclk_tui.tui.board_pane import BoardPane
-from tclk_tui.tui.commands import PaletteCommand, TclkCommands
+from tclk_tui.tui.commands import PaletteCommand, TclkCommands, engine_command
 from tclk_tui.tui.deal_room import DealRoomPane
 from tclk_tui.tui.errors import describe_error
 from tclk_tui.tui.formatting import LEVEL_LABEL, countdown, short_hex
@@ -607,9 +607,8 @@ class TclkApp(App[None]):
                 for name, label in PANES]
         board = self.board_pane
         cmds += [
-            PaletteCommand("New offer", "Open the offer form", self.action_new_offer),
-            PaletteCommand("Accept highlighted offer", "Open the accept form",
-                           board.action_accept),
+            engine_command("offer", self.action_new_offer, title="New offer"),
+            engine_command("accept", board.action_accept, title="Accept highlighted offer"),
             PaletteCommand("Filter offers", "Focus the board filter",
                            partial(self._on_main_screen, self._palette_filter)),
             PaletteCommand("Show rejected board lines", "Counts of refused lines by reason",
@@ -623,9 +622,9 @@ class TclkApp(App[None]):
         view = self.deal_room.view
         if view is not None:
             for action in sorted(view.actions):
-                cmds.append(PaletteCommand(
-                    f"Deal: {action}", f"{action} on deal {short_hex(view.deal_id)}",
-                    partial(self.run_deal_action, action, view.deal_id)))
+                cmds.append(engine_command(action,
+                                           partial(self.run_deal_action, action, view.deal_id),
+                                           target=f"deal {short_hex(view.deal_id)}"))
         cmds += [
             PaletteCommand("Back up master seed", "Show the seed once, behind a confirm",
                            self.action_backup_seed),

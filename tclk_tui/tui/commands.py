@@ -1,7 +1,10 @@
 """The command palette's provider: every action the app offers, read from the app's state.
 
 It replaces Textual's default system commands (which include a screenshot command that could
-capture a secret on screen) with the app's own list.
+capture a secret on screen) with the app's own list. An entry that stands for an engine
+command takes its help from the command registry (`engine_command`), so the palette describes
+an operation in the same words as the CLI's `--help`; a gated one still opens the app's own
+confirm dialog, and the engine re-checks whatever the dialog says.
 """
 
 from __future__ import annotations
@@ -11,12 +14,24 @@ from dataclasses import dataclass
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
+from tclk_tui.engine.commands import REGISTRY
+
 
 @dataclass(frozen=True, slots=True)
 class PaletteCommand:
     title: str
     help: str
     run: Callable[[], object]
+
+
+def engine_command(name: str, run: Callable[[], object], *, title: str | None = None,
+                   target: str = "") -> PaletteCommand:
+    """The palette entry for registry command `name` (titled `Deal: <name>` unless given)."""
+    command = REGISTRY[name]
+    help_ = command.summary + (f" ({target})" if target else "")
+    if command.gated:
+        help_ += ", behind a confirm dialog"
+    return PaletteCommand(title or f"Deal: {name}", help_, run)
 
 
 class TclkCommands(Provider):

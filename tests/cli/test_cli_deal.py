@@ -6,48 +6,15 @@ import asyncio
 import json
 import os
 import sys
-from pathlib import Path
 
 import httpx
-import pytest
 
-from tclk_tui.vault.file_backend import FileVaultBackend
-from tclk_tui.vault.file_format import KdfParams
-from tclk_tui.vault.seed import Vault
-
-PASS_ENV = "TCLK_TEST_VAULT_PASS"
-
-
-def _make_vault(home: Path, profile: str) -> None:
-    """Create the profile's vault file with cheap KDF costs (kept in its header)."""
-    home.mkdir(parents=True, exist_ok=True)
-    backend = FileVaultBackend(home / f"{profile}.vault", passphrase=lambda: "pw",
-                               kdf=KdfParams.minimum())
-    Vault(backend, profile=profile).ensure_seed()
-
-
-async def _cli(venue_url: str, home: Path, profile: str, *args: str) -> tuple[int, str, str]:
-    env = dict(os.environ, **{PASS_ENV: "pw"})
-    env.pop("TCLK_CRASH_AT", None)
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "tclk_tui.cli", "--home", str(home), "--profile", profile,
-        "--venue", venue_url, "--vault", "file", "--passphrase-env", PASS_ENV, *args,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=env)
-    async with asyncio.timeout(60):
-        out, err = await proc.communicate()
-    return proc.returncode, out.decode(), err.decode()
-
-
-@pytest.fixture
-def home(tmp_path: Path) -> Path:
-    for profile in ("alice", "bob"):
-        _make_vault(tmp_path, profile)
-    return tmp_path
+from tests.cli.helpers import PASS_ENV, make_vault, run_cli
 
 
 async def test_cli_hash_lock_deal_on_paper_ends_claimed_and_audits(venue, home, tmp_path):
     async def run(profile, *args):
-        return await _cli(venue.url, home, profile, *args)
+        return await run_cli(venue.url, home, profile, *args)
 
     code, out, err = await run("alice", "offer", "--amount", "1000", "--asset", "FLOP",
                                "--rails", "paper", "--json")
@@ -96,26 +63,26 @@ async def test_cli_hash_lock_deal_on_paper_ends_claimed_and_audits(venue, home, 
 
 
 async def test_cli_bad_input_is_one_line_never_a_traceback(venue, home):
-    code, _out, err = await _cli(venue.url, home, "alice", "offer", "--amount", "01",
+    code, _out, err = await run_cli(venue.url, home, "alice", "offer", "--amount", "01",
                                 "--asset", "FLOP", "--rails", "paperr")
     assert code == 2
     assert "amount" in err and "rails" in err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1
-    code, _out, err = await _cli(venue.url, home, "alice", "status", "0xdeadbeef")
+    code, _out, err = await run_cli(venue.url, home, "alice", "status", "0xdeadbeef")
     assert code == 1 and "no deal" in err and "Traceback" not in err
-    code, _out, err = await _cli("http://127.0.0.1:9", home, "alice", "board")
+    code, _out, err = await run_cli("http://127.0.0.1:9", home, "alice", "board")
     assert code == 1 and "cannot reach the venue" in err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1
 
 
 async def test_vault_backup_then_restore_from_stdin_into_a_new_home(venue, home, tmp_path):
-    code, out, err = await _cli(venue.url, home, "alice", "vault", "backup")
+    code, out, err = await run_cli(venue.url, home, "alice", "vault", "backup")
     assert code == 2 and "--yes" in err and out == ""
-    code, out, err = await _cli(venue.url, home, "alice", "vault", "backup", "--yes")
+    code, out, err = await run_cli(venue.url, home, "alice", "vault", "backup", "--yes")
     assert code == 0, err
     seed = out.strip()
     new_home = tmp_path / "new-home"
-    _make_vault(new_home, "alice")  # an existing vault with another seed: needs --replace
+    make_vault(new_home, "alice")  # an existing vault with another seed: needs --replace
     env = dict(os.environ, **{PASS_ENV: "pw"})
     proc = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "tclk_tui.cli", "--home", str(new_home), "--profile", "alice",

@@ -16,7 +16,7 @@ from tclk_tui.protocol.naming import deal_room
 from tclk_tui.vault.file_backend import FileVaultBackend
 from tclk_tui.vault.file_format import KdfParams
 from tclk_tui.vault.seed import Vault
-from tests.cli.test_cli_deal import _cli, home  # noqa: F401  (the fixture)
+from tests.cli.helpers import run_cli
 
 OSC = "\x1b]52;c;aGVsbG8=\x07\x1b]0;pwned\x07\x9b2J\u202e"
 
@@ -36,12 +36,12 @@ def _raw(text: str) -> bool:
     return any(ch in text for ch in "\x1b\x07\x9b\u202e")
 
 
-async def test_status_and_audit_show_hostile_text_as_visible_escapes(venue, home, tmp_path):  # noqa: F811
-    code, out, err = await _cli(venue.url, home, "alice", "offer", "--amount", "1000",
+async def test_status_and_audit_show_hostile_text_as_visible_escapes(venue, home, tmp_path):
+    code, out, err = await run_cli(venue.url, home, "alice", "offer", "--amount", "1000",
                                 "--asset", "FLOP", "--rails", "paper", "--json")
     assert code == 0, err
     offer = json.loads(out)["deal"]
-    code, out, err = await _cli(venue.url, home, "bob", "accept", offer[:12], "--json")
+    code, out, err = await run_cli(venue.url, home, "bob", "accept", offer[:12], "--json")
     assert code == 0, err
     contract = json.loads(out)["contract"]
 
@@ -55,10 +55,10 @@ async def test_status_and_audit_show_hostile_text_as_visible_escapes(venue, home
         await bob.close()
 
     for args in (("status", offer[:12]), ("status", offer[:12], "--json")):
-        code, out, err = await _cli(venue.url, home, "alice", *args)
+        code, out, err = await run_cli(venue.url, home, "alice", *args)
         assert code == 0, err
         assert not _raw(out + err)
-    code, out, _err = await _cli(venue.url, home, "alice", "status", offer[:12])
+    code, out, _err = await run_cli(venue.url, home, "alice", "status", offer[:12])
     assert "\\x1b]52" in out  # shown, as a visible escape
 
     exports = []
@@ -68,6 +68,6 @@ async def test_status_and_audit_show_hostile_text_as_visible_escapes(venue, home
             path.write_bytes((await http.get(f"{venue.url}/r/{room}/export")).content)
             exports.append(str(path))
     for extra in ((), ("--json",)):
-        code, out, err = await _cli(venue.url, home, "alice", "audit", *exports, *extra)
+        code, out, err = await run_cli(venue.url, home, "alice", "audit", *exports, *extra)
         assert not _raw(out + err)
     assert "\\x1b]52" in out or "\\u001b]52" in out

@@ -1,0 +1,109 @@
+"""How each command's answer reads for a person on a terminal.
+
+The CLI prints a command's JSON answer as is with `--json`; without it, the function here named
+for the command turns the same answer into lines. Built from the answer alone (never from the
+engine's objects), so the text is the same whether the answer came from a daemon or from an
+engine opened in-process. Much of it was written by strangers (venue records, notes, reasons):
+the CLI neutralises every line it prints (`cli.say`), so nothing here needs to.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+Answer = Mapping[str, Any]
+
+
+def fact_lines(gate: Answer) -> list[str]:
+    """A gate's facts and blockers, one per line, as the engine stated them."""
+    lines = []
+    for fact in gate.get("facts", []):
+        mark = {True: "ok", False: "NO", None: "--"}[fact["ok"]]
+        lines.append(f"  [{mark}] {fact['label']}: {fact['detail']}")
+    lines += [f"  refused: {b}" for b in gate.get("blockers", [])]
+    return lines
+
+
+def identity(a: Answer) -> str:
+    return f"{a['did']}\nprofile {a['profile']} on {a['venue']}"
+
+
+def board(a: Answer) -> str:
+    lines = [f"{o['offer'][:18]}  {o['status']:<9} {o['role']:<5} {o['amount']:>12} "
+             f"{o['asset']:<8} {o['lock']:<5} {','.join(o['rails'])}"
+             for o in a["offers"]]
+    rejected = a.get("rejected") or {}
+    if rejected:
+        lines.append(f"({sum(rejected.values())} rejected lines not shown)")
+    return "\n".join(lines) or "no open offers"
+
+
+def offer(a: Answer) -> str:
+    return f"offer {a['deal']} posted"
+
+
+def accept(a: Answer) -> str:
+    return f"accepted {a['deal']}; contract {a['contract']}"
+
+
+def _performed(action: str) -> Callable[[Answer], str]:
+    def text(a: Answer) -> str:
+        return f"{action}: {a['deal']} is now {a['status']}"
+
+    return text
+
+
+def status(a: Answer) -> str:
+    lines = [f"deal {a['deal']}", f"contract {a['contract']}",
+             f"{a['role']} · {a['status']} · {a['amount']} {a['asset']} · "
+             f"{a['lock']} lock",
+             f"actions: {', '.join(a['actions']) or 'none'}"]
+    if a.get("note"):
+        lines.append(f"note from the counterparty: {a['note']}")
+    lines += [f"  #{r['seq']} {'ok ' if r['ok'] else 'REJ'} {r['summary']}"
+              + (f" ({r['reason']})" if r["reason"] else "") for r in a["records"]]
+    return "\n".join(lines)
+
+
+def deals(a: Answer) -> str:
+    return "\n".join(f"{d['deal'][:18]}  {d['role']:<5} {d['status']:<9} "
+                     f"{d['amount']} {d['asset']}"
+                     for d in a["deals"]) or "no deals"
+
+
+def heartbeat(a: Answer) -> str:
+    return f"heartbeat posted in {a['deal']} ({a['status']})"
+
+
+def receipt(a: Answer) -> str:
+    return f"receipt posted for {a['deal']}: {a['status']}"
+
+
+def rails(a: Answer) -> str:
+    return "\n".join(f"{r['id']:<10} {'moves value' if r['moves_value'] else 'rehearsal':<12} "
+                     f"{r['describe']}" for r in a["rails"]) or "no rails set up"
+
+
+def audit(a: Answer) -> str:
+    lines = [f"{a['records']} records in {len(a['files'])} files, "
+             f"{a['unverified']} failed verification"]
+    lines += [f"problem: {p}" for p in a["problems"]]
+    for c in a["contracts"]:
+        lines.append(f"contract {c['contract']}: {c['status']}")
+        for s in c["steps"]:
+            lines.append(f"  {'ok ' if s['ok'] else 'REJ'} {s['room']} #{s['seq']} "
+                         f"{s['type'] or '-'}"
+                         + (f": {s['reason']}" if s["reason"] else ""))
+    if not a["contracts"]:
+        lines.append("no authenticated handshake found")
+    return "\n".join(lines)
+
+
+# One per registry command; a command missing here prints its JSON answer.
+TEXT: Mapping[str, Callable[[Answer], str]] = {
+    "identity": identity, "board": board, "offer": offer, "accept": accept,
+    "lock": _performed("lock"), "reveal": _performed("reveal"),
+    "refund": _performed("refund"), "cancel": _performed("cancel"), "status": status,
+    "deals": deals, "heartbeat": heartbeat, "receipt": receipt, "rails": rails, "audit": audit,
+}

@@ -1,0 +1,509 @@
+"""The command registry: every engine operation a face may ask for, declared once.
+
+Each face is generated from `REGISTRY`, never written beside it: the CLI subcommands and their
+`--help`, the control-socket methods (a JSON-RPC method is a command's name, its params object
+the command's params), the TUI palette entries and the agents' tools. So a command's contract
+lives here and only here:
+
+- **params** are typed (`str`, `int`, `bool`, `list[str]`) and checked by `execute` whoever
+  calls, so a JSON-RPC client gets the same refusals as the CLI's argparse;
+- the **answer** is a JSON-serialisable dict of public facts: never a secret, the master seed,
+  a private key; nor, outside a gate's facts (which state the time left now), a wall-clock
+  reading, so the same call answers the same way through a daemon or in-process;
+- a **refusal** is `CommandError(kind, message)`; `kind` is one of `ERROR_KINDS` and the face
+  maps it to its own channel (the CLI: exit code 1 or 2, `{"error": {...}}` with `--json`);
+- a **gated** command (funds or a secret at stake) is two steps. Without its confirmation
+  param it performs nothing and answers `{"performed": false, "gate": {...}}`: the facts the
+  engine established, the blockers, and which param confirms it (never the value to type when
+  that value is a secret; the reveal code is the public contract id's first 8 hex). With the
+  confirmation it re-checks everything and performs: the engine enforces, the face only asks.
+
+A completed command whose answer carries a top-level `"ok": false` (an audit that found a
+problem) did its job and found something wrong; faces report it as such (the CLI exits 1).
+"""
+
+from __future__ import annotations
+
+import types
+import typing
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tclk_tui.engine.errors import EngineError
+from tclk_tui.engine.gates import GateRefused, GateRequest
+from tclk_tui.engine.views import BoardQuery, DealView, OfferDraft
+
+if TYPE_CHECKING:
+    from tclk_tui.engine.deal import DealSession
+    from tclk_tui.engine.wallet import Wallet
+
+# What each refusal kind means; faces pick their own rendering (the CLI's exit codes below).
+ERROR_KINDS: Mapping[str, str] = {
+    "usage": "the call itself is wrong: an unknown command, a missing or ill-typed param",
+    "confirmation-required": "a gated command was asked without its confirmation",
+    "not-found": "no offer or deal matches what was named",
+    "refused": "the engine refused: a gate blocker, a protocol rule, an invalid state",
+    "venue": "the venue could not be reached or refused the request",
+    "vault": "the vault is locked, missing or unusable",
+    "internal": "an unexpected failure; the message names it",
+}
+EXIT_CODES: Mapping[str, int] = {"usage": 2, "confirmation-required": 2}  # every other kind: 1
+
+
+class CommandError(Exception):
+    """A command refused, with a `kind` from ERROR_KINDS and one sentence for the operator.
+
+    `data` holds extra public facts (a gate's facts, the offer form's field problems). It is
+    what a JSON face prints as `{"error": {"kind", "message", ...data}}`.
+    """
+
+    def __init__(self, kind: str, message: str, data: Mapping[str, Any] | None = None) -> None:
+        if kind not in ERROR_KINDS:
+            raise ValueError(f"unknown command error kind {kind!r}")
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+        self.data = dict(data or {})
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_CODES.get(self.kind, 1)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.data, "kind": self.kind, "message": self.message}
+
+    @classmethod
+    def from_dict(cls, error: Mapping[str, Any]) -> CommandError:
+        """The inverse of `to_dict`, for a face that received the error over a socket."""
+        kind = error.get("kind")
+        data = {k: v for k, v in error.items() if k not in ("kind", "message")}
+        return cls(kind if kind in ERROR_KINDS else "internal", str(error.get("message", "")),
+                   data)
+
+
+def as_command_error(exc: BaseException) -> CommandError | None:
+    """The refusal an engine, gate, venue, vault or protocol exception stands for, or None.
+
+    One mapping for every path (a command's run, opening the wallet), so the same failure has
+    the same kind whichever face met it.
+    """
+    from tclk_tui.engine.arbitration import ArbitrationError
+    from tclk_tui.protocol.errors import TclkError
+    from tclk_tui.technocore.errors import VenueError
+    from tclk_tui.vault.errors import VaultError
+
+    if isinstance(exc, CommandError):
+        return exc
+    if isinstance(exc, GateRefused):
+        return CommandError("refused", f"refused: {exc.reason}")
+    if isinstance(exc, VaultError):
+        return CommandError("vault", str(exc))
+    if isinstance(exc, VenueError):
+        return CommandError("venue", str(exc))
+    if isinstance(exc, EngineError | TclkError | ArbitrationError):
+        return CommandError("refused", str(exc))
+    return None
+
+
+# -- the declaration ----------------------------------------------------------------------------
+
+ParamKind = type | types.GenericAlias  # str | int | bool | list[str]
+_JSON_TYPES = {str: "string", int: "integer", bool: "boolean", list: "array"}
+
+
+@dataclass(frozen=True)
+class Param:
+    """One typed parameter. The CLI spells it `--name-with-dashes` (or positionally)."""
+
+    name: str
+    kind: ParamKind
+    help: str
+    required: bool = False
+    default: Any = None
+    choices: tuple[str, ...] | None = None
+    positional: bool = False
+    metavar: str | None = None
+
+    @property
+    def base(self) -> type:
+        """`str`, `int`, `bool` or `list` (a list holds strings)."""
+        origin = typing.get_origin(self.kind)
+        return origin if origin is not None else self.kind  # type: ignore[return-value]
+
+    def check(self, value: Any) -> Any:
+        """The value if it has this param's type (and is one of its choices), else a usage
+        refusal naming the param."""
+        base = self.base
+        ok = (isinstance(value, base) and not (base is int and isinstance(value, bool))
+              and (base is not list or all(isinstance(v, str) for v in value)))
+        if not ok:
+            what = {str: "a string", int: "an integer", bool: "true or false",
+                    list: "a list of strings"}[base]
+            raise CommandError("usage", f"{self.name}: expected {what}")
+        if self.choices is not None:
+            items = value if base is list else [value]
+            bad = [v for v in items if v not in self.choices]
+            if bad:
+                raise CommandError("usage", f"{self.name}: {bad[0]!r} is not one of "
+                                   + ", ".join(self.choices))
+        return value
+
+    def json_schema(self) -> dict[str, Any]:
+        schema: dict[str, Any] = {"type": _JSON_TYPES[self.base], "description": self.help}
+        if self.base is list:
+            schema["items"] = {"type": "string"}
+            if self.required:
+                schema["minItems"] = 1
+        if self.choices is not None:
+            if self.base is list:
+                schema["items"]["enum"] = list(self.choices)
+            else:
+                schema["enum"] = list(self.choices)
+        if self.default is not None:
+            schema["default"] = self.default
+        return schema
+
+
+Runner = Callable[["Wallet", dict[str, Any]], Awaitable[dict[str, Any]]]
+
+
+@dataclass(frozen=True)
+class Command:
+    """One engine operation: what it is called, what it takes, what it answers, and how.
+
+    `needs_wallet` is False for a command that reads only what it is given (an offline audit
+    of export files): it runs with `wallet=None` and needs no profile, vault or venue.
+    `confirm` names the param that confirms a gated command.
+    """
+
+    name: str
+    summary: str
+    params: tuple[Param, ...]
+    result: str
+    gated: bool
+    run: Runner
+    needs_wallet: bool = True
+    confirm: str | None = None
+    param_names: frozenset[str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "param_names", frozenset(p.name for p in self.params))
+        if self.gated and self.confirm not in self.param_names:
+            raise ValueError(f"gated command {self.name} needs a confirm param")
+
+    def param(self, name: str) -> Param:
+        return next(p for p in self.params if p.name == name)
+
+    def json_schema(self) -> dict[str, Any]:
+        """The params as JSON Schema (an MCP tool's inputSchema, a JSON-RPC method's params)."""
+        return {
+            "type": "object",
+            "description": self.summary,
+            "properties": {p.name: p.json_schema() for p in self.params},
+            "required": [p.name for p in self.params if p.required],
+            "additionalProperties": False,
+        }
+
+    def bind(self, params: Mapping[str, Any] | None) -> dict[str, Any]:
+        """Every param by name, checked, defaults filled in; an absent or null optional param
+        takes its default. Anything else is a usage refusal."""
+        given = dict(params or {})
+        unknown = sorted(set(given) - self.param_names)
+        if unknown:
+            raise CommandError("usage", f"{self.name} takes no param {unknown[0]!r}")
+        bound: dict[str, Any] = {}
+        for p in self.params:
+            value = given.get(p.name)
+            if value is None or (p.required and value == []):
+                if p.required:
+                    raise CommandError("usage", f"{self.name} needs {p.name}")
+                bound[p.name] = p.default
+            else:
+                bound[p.name] = p.check(value)
+        return bound
+
+
+async def execute(wallet: Wallet | None, name: str,
+                  params: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Run one command: look it up, check its params, run it, map refusals to CommandError.
+
+    Every face calls this (the CLI in-process, the daemon for a socket method), so the checks
+    and the answer are the same whoever asks.
+    """
+    command = REGISTRY.get(name)
+    if command is None:
+        raise CommandError("usage", f"no command {name!r}")
+    bound = command.bind(params)
+    if command.needs_wallet and wallet is None:
+        raise CommandError("internal", f"{name} needs an open wallet")
+    try:
+        return await command.run(wallet, bound)  # type: ignore[arg-type]
+    except Exception as exc:
+        mapped = as_command_error(exc)
+        if mapped is None:
+            raise
+        raise mapped from None
+
+
+# -- answers: public facts only -----------------------------------------------------------------
+
+
+def deal_summary(view: DealView) -> dict[str, Any]:
+    """A deal's public facts: what `offer`, `accept`, `deals` and the gated commands answer."""
+    return {
+        "deal": view.deal_id, "contract": view.contract, "role": view.role,
+        "status": view.status, "amount": view.amount, "asset": view.asset, "lock": view.lock,
+        "rail": view.rail, "rail_ref": view.rail_ref, "counterparty": view.counterparty,
+        "room": view.room, "actions": sorted(view.actions),
+        "last_safe_ms": view.deadlines.last_safe_ms, "secret_held": view.secret_held,
+    }
+
+
+def deal_detail(view: DealView) -> dict[str, Any]:
+    """`status`: the summary, the deadlines and the transcript as the fold judged it."""
+    d = view.deadlines
+    return {
+        **deal_summary(view),
+        "rails": list(view.rails),
+        "rail_moves_value": view.rail_moves_value,
+        "deadlines": {"expires_ms": d.expires_ms, "claim_by_ms": d.claim_by_ms,
+                      "refund_after_ms": d.refund_after_ms, "last_safe_ms": d.last_safe_ms,
+                      "last_safe_what": d.last_safe_what},
+        "note": view.note,
+        "records": [{"room": r.room, "seq": r.seq, "ts_ms": r.ts_ms, "sender": r.sender,
+                     "verified": r.verified, "type": r.type, "summary": r.summary, "ok": r.ok,
+                     "reason": r.reason, "mine": r.mine} for r in view.records],
+    }
+
+
+def gate_facts(command: Command, request: GateRequest) -> dict[str, Any]:
+    """What a gated command would do, as the engine established it now (no secret in it)."""
+    assert command.confirm is not None
+    confirm = command.param(command.confirm)
+    return {
+        "action": request.action, "deal": request.deal_id, "contract": request.contract,
+        "allowed": request.allowed, "blockers": list(request.blockers), "late": request.late,
+        "facts": [{"label": f.label, "ok": f.ok, "detail": f.detail} for f in request.facts],
+        "confirm": {"param": confirm.name, "code_required": confirm.base is str,
+                    "prompt": confirm.help},
+    }
+
+
+def _not_performed(command: Command, request: GateRequest) -> dict[str, Any]:
+    return {"performed": False, "gate": gate_facts(command, request)}
+
+
+async def _confirm(command: Command, deal: DealSession, request: GateRequest,
+                   **options: Any) -> dict[str, Any]:
+    """Perform a gated action; a refusal carries the facts the engine re-checked."""
+    try:
+        view = await deal.confirm(request, **options)
+    except GateRefused as exc:
+        raise CommandError("refused", f"refused: {exc.reason}",
+                           {"gate": gate_facts(command, request)}) from None
+    return {**deal_summary(view), "performed": True}
+
+
+def _deal(wallet: Wallet, name: str) -> DealSession:
+    """A deal by offer id, contract id or a unique prefix of either."""
+    try:
+        return wallet.deal(name)
+    except EngineError as exc:
+        raise CommandError("not-found", str(exc)) from None
+
+
+def _offer_id(wallet: Wallet, prefix: str) -> str:
+    matches = [r.offer_id for r in wallet.board.query(BoardQuery(status=None))
+               if r.offer_id.startswith(prefix)]
+    if len(matches) != 1:
+        raise CommandError("not-found", f"{prefix!r} matches {len(matches)} offers on the board")
+    return matches[0]
+
+
+# -- the commands -------------------------------------------------------------------------------
+
+_DEAL = Param("deal", str, "deal: offer id, contract id, or a unique prefix of either",
+              required=True, positional=True)
+_YES = Param("yes", bool, "confirm after reading the facts the command states without it",
+             default=False)
+
+
+async def _identity(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
+    return {"did": wallet.did, "profile": wallet.profile, "venue": wallet.venue_url}
+
+
+async def _board(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
+    rows = wallet.board.query(BoardQuery(status=None if p["all"] else "open",
+                                         text=p["filter"] or ""))
+    offers = [{"offer": r.offer_id, "sender": r.sender, "role": r.role, "amount": r.amount,
+               "asset": r.asset, "lock": r.lock, "rails": list(r.rails), "status": r.status,
+               "expires_ms": r.expires_ms, "claim_by_ms": r.claim_by_ms,
+               "refund_after_ms": r.refund_after_ms, "mine": r.mine, "job": r.job}
+              for r in rows]
+    return {"offers": offers, "rejected": dict(wallet.board.rejected())}
+
+
+async def _offer(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
+    draft = OfferDraft(role=p["role"], amount=p["amount"], asset=p["asset"], lock=p["lock"],
+                       rails=p["rails"], claim_in_s=str(p["claim_in"]),
+                       refund_gap_s=str(p["refund_gap"]), expires_in_s=str(p["expires_in"]),
+                       job=p["job"] or "")
+    problems = wallet.validate_offer_draft(draft)
+    if problems:
+        raise CommandError("usage", "; ".join(f"{q.field}: {q.message}" for q in problems),
+                           {"fields": [{"field": q.field, "message": q.message}
+                                       for q in problems]})
+    return deal_summary(await wallet.post_offer(draft))
+
+
+async def _accept(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
+    view = await wallet.accept_offer(_offer_id(wallet, p["offer"]), rail=p["rail"])
+    return deal_summary(view)
+
+
+async def _lock(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
+    deal = _deal(wallet, p["deal"])
+    request = deal.request_lock(p["rail"])
+    if not p["yes"]:
+        return _not_performed(LOCK, request)
+    return await _confirm(LOCK, deal, request)
+
+
+async def _reveal(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
+    deal = _deal(wallet, p["deal"])
+    await deal.check_lock()
+    request = deal.request_reveal()
+    typed = (p["confirm"] or "").strip().lower()
+    if not typed:
+        return _not_performed(REVEAL, request)
+    contract = deal.state.contract or ""
+    if len(typed) != 8 or typed != contract[2:10]:
+        raise CommandError("usage", "the code does not match: reveal needs the first 8 hex of "
+                           "the contract id", {"gate": gate_facts(REVEAL, request)})
+    code = typed[:len(request.confirm_code or "")]
+    return await _confirm(REVEAL, deal, request, typed_code=code, acknowledge_late=p["late"])
+
+
+def _simple_gate(action: str) -> Runner:
+    async def run(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
+        deal = _deal(wallet, p["deal"])
+        request = deal.request_refund() if action == "refund" else deal.request_cancel()
+        command = REGISTRY[action]
+        if not p["yes"]:
+            return _not_performed(command, request)
+        return await _confirm(command, deal, request)
+
+    return run
+
+
+async def _status(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
+    return deal_detail(_deal(wallet, p["deal"]).view())
+
+
+async def _deals(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
+    return {"deals": [deal_summary(v) for v in wallet.deals()]}
+
+
+async def _heartbeat(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
+    return deal_summary(await _deal(wallet, p["deal"]).heartbeat(p["note"]))
+
+
+async def _receipt(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
+    return deal_summary(await _deal(wallet, p["deal"]).receipt())
+
+
+async def _rails(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
+    return {"rails": [{"id": rail_id, "moves_value": bool(rail.moves_value),
+                       "describe": rail.describe()}
+                      for rail_id, rail in sorted(wallet.rails.items())]}
+
+
+async def _audit(wallet: Wallet | None, p: dict[str, Any]) -> dict[str, Any]:
+    from tclk_tui.engine.audit import audit_exports
+
+    return audit_exports([Path(f) for f in p["files"]]).to_dict()
+
+
+IDENTITY = Command(
+    "identity", "show this profile's did:key", (),
+    "{did, profile, venue}", gated=False, run=_identity)
+BOARD = Command(
+    "board", "list offers on the board",
+    (Param("all", bool, "include accepted, expired and cancelled offers", default=False),
+     Param("filter", str, "show only offers whose text contains this")),
+    "{offers: [{offer, sender, role, amount, asset, lock, rails, status, expires_ms, "
+    "claim_by_ms, refund_after_ms, mine, job}], rejected: {reason: count}}",
+    gated=False, run=_board)
+OFFER = Command(
+    "offer", "post an offer to the board",
+    (Param("role", str, "the side you take", default="payer", choices=("payer", "payee")),
+     Param("amount", str, "whole number of minimal units", required=True),
+     Param("asset", str, "asset ticker, 1-32 letters, digits, _ or -", required=True),
+     Param("lock", str, "lock kind", default="hash", choices=("hash", "point")),
+     Param("rails", str, "comma-separated rail ids you can settle on", required=True),
+     Param("claim_in", int, "seconds until claimByMs", default=3600),
+     Param("refund_gap", int, "seconds from claimByMs to refundAfterMs", default=3600),
+     Param("expires_in", int, "seconds until the offer expires", default=600),
+     Param("job", str, "proto:id of the job this pays for, e.g. a2a:task-42")),
+    "the deal summary {deal, contract, role, status, ...}", gated=False, run=_offer)
+ACCEPT = Command(
+    "accept", "accept an offer from the board",
+    (Param("offer", str, "offer id (a unique prefix is enough)", required=True,
+           positional=True),
+     Param("rail", str, "settle on this offered rail (default: the first one set up here)")),
+    "the deal summary {deal, contract, role, status, ...}", gated=False, run=_accept)
+LOCK = Command(
+    "lock", "lock funds on a rail (payer)",
+    (_DEAL,
+     Param("rail", str, "lock on this offered rail (default: the first one set up here)"),
+     _YES),
+    "without yes {performed: false, gate}; with it the deal summary and performed: true",
+    gated=True, run=_lock, confirm="yes")
+REVEAL = Command(
+    "reveal", "reveal the secret to claim (payee)",
+    (_DEAL,
+     Param("confirm", str, "the first 8 hex of the contract id, typed to confirm",
+           metavar="HEX8"),
+     Param("late", bool, "acknowledge a reveal past claimByMs", default=False)),
+    "without confirm {performed: false, gate}; with it the deal summary and performed: true",
+    gated=True, run=_reveal, confirm="confirm")
+REFUND = Command(
+    "refund", "refund after the window opens (payer)", (_DEAL, _YES),
+    "without yes {performed: false, gate}; with it the deal summary and performed: true",
+    gated=True, run=_simple_gate("refund"), confirm="yes")
+CANCEL = Command(
+    "cancel", "cancel before any lock", (_DEAL, _YES),
+    "without yes {performed: false, gate}; with it the deal summary and performed: true",
+    gated=True, run=_simple_gate("cancel"), confirm="yes")
+STATUS = Command(
+    "status", "one deal's state, deadlines and transcript", (_DEAL,),
+    "the deal summary plus {rails, rail_moves_value, deadlines, note, records: [{room, seq, "
+    "ts_ms, sender, verified, type, summary, ok, reason, mine}]}", gated=False, run=_status)
+DEALS = Command(
+    "deals", "list this profile's deals", (),
+    "{deals: [deal summary]}, newest first", gated=False, run=_deals)
+HEARTBEAT = Command(
+    "heartbeat", "post a liveness note into a deal's room",
+    (_DEAL, Param("note", str, "a short note for the counterparty")),
+    "the deal summary", gated=False, run=_heartbeat)
+RECEIPT = Command(
+    "receipt", "post the receipt of a settled or cancelled contract", (_DEAL,),
+    "the deal summary", gated=False, run=_receipt)
+RAILS = Command(
+    "rails", "list the settlement rails set up in this wallet", (),
+    "{rails: [{id, moves_value, describe}]}", gated=False, run=_rails)
+AUDIT = Command(
+    "audit", "verify and fold exported room transcripts offline",
+    (Param("files", list[str], "export files; the room is the file name (tclk-offers.jsonl) "
+           "or given as FILE:ROOM", required=True, positional=True),),
+    "{files, records, unverified, problems, ok, contracts: [{contract, status, steps}]}",
+    gated=False, run=_audit, needs_wallet=False)
+
+REGISTRY: Mapping[str, Command] = types.MappingProxyType({c.name: c for c in (
+    IDENTITY, BOARD, OFFER, ACCEPT, LOCK, REVEAL, REFUND, CANCEL, STATUS, DEALS, HEARTBEAT,
+    RECEIPT, RAILS, AUDIT)})
+
+__all__ = ["ERROR_KINDS", "EXIT_CODES", "REGISTRY", "Command", "CommandError", "Param",
+           "as_command_error", "deal_detail", "deal_summary", "execute", "gate_facts"]
