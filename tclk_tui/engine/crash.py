@@ -18,6 +18,14 @@ CRASH_POINTS = (
     "before-confirm",
     "after-rail-lock",
     "after-rail-claim",
+    # The evm-htlc rail: after a transaction is journaled and signed, and after it is sent
+    # (before its receipt is journaled).
+    "evm-deposit-signed",
+    "evm-deposit-sent",
+    "evm-claim-signed",
+    "evm-claim-sent",
+    "evm-refund-signed",
+    "evm-refund-sent",
 )
 
 

@@ -266,6 +266,7 @@ class EvmHtlcRail:
         lock_hex = "0x" + lock.hex()
         held = await self.read_lock(lock)
         if held.status == "locked":
+            await self._close_journal("deposit", lock_hex)
             return ref  # locked before a crash: the chain says so, nothing is sent again
         if held.status is not None:
             raise _refuse(f"this lock is already {held.status}", "already-settled")
@@ -307,7 +308,8 @@ class EvmHtlcRail:
         raw_secret = _secret_bytes(secret)
         if held.status == "claimed":
             if held.secret == raw_secret:
-                return  # our own claim, mined before a crash
+                await self._close_journal("claim", parsed.lock_id)
+                return  # our own claim, mined before a crash: never a second one
             raise _refuse("the lock is already claimed", "not-locked")
         if held.status != "locked":
             raise _refuse(f"claim on a {held.status or 'missing'} lock", "not-locked")
@@ -333,6 +335,7 @@ class EvmHtlcRail:
         await self.check_chain()
         held = await self.read_lock(parsed.lock_bytes)
         if held.status == "refunded":
+            await self._close_journal("refund", parsed.lock_id)
             return
         if held.status != "locked":
             raise _refuse(f"refund on a {held.status or 'missing'} lock", "not-locked")
@@ -349,6 +352,33 @@ class EvmHtlcRail:
                                          to=self.config.escrow, data=refund_data(
                                              parsed.lock_bytes), value=0, keep_raw=True)
         await self._settled(receipt, parsed, "refunded")
+
+    async def _close_journal(self, kind: str, lock_hex: str) -> None:
+        """The chain already shows the outcome: mark a journaled transaction with its receipt."""
+        row = self.txlog.find(self.config.chain_id, kind, lock_hex)
+        if row is not None and row.state in ("signed", "sent"):
+            receipt = await self.sender.receipt(row.tx_hash)
+            if receipt is not None:
+                self.txlog.mark(row, "mined" if receipt.ok else "failed", receipt.block)
+
+    async def reconcile(self) -> list[str]:
+        """After a restart: every journaled transaction not known to be mined, looked up.
+
+        A found receipt is journaled; a transaction the chain does not know stays journaled
+        and is sent again (the same bytes) by the next lock, claim or refund of its lock,
+        never replaced by a new one. Returns one line per transaction for the operator.
+        """
+        notes = []
+        for row in self.txlog.unfinished(self.config.chain_id):
+            receipt = await self.sender.receipt(row.tx_hash)
+            if receipt is None:
+                notes.append(f"evm-htlc: {row.kind} {row.tx_hash[:12]}… is not on chain yet; "
+                             "it is sent again, unchanged, when its deal next acts")
+                continue
+            self.txlog.mark(row, "mined" if receipt.ok else "failed", receipt.block)
+            notes.append(f"evm-htlc: {row.kind} {row.tx_hash[:12]}… found in block "
+                         f"{receipt.block} ({'ok' if receipt.ok else 'reverted'})")
+        return notes
 
     async def _settled(self, receipt: Receipt, parsed: EvmRef, status: str) -> None:
         if not receipt.ok:
