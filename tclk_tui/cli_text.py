@@ -33,6 +33,9 @@ def board(a: Answer) -> str:
     lines = [f"{o['offer'][:18]}  {o['status']:<9} {o['role']:<5} {o['amount']:>12} "
              f"{o['asset']:<8} {o['lock']:<5} {','.join(o['rails'])}"
              for o in a["offers"]]
+    hidden = a.get("total", len(a["offers"])) - len(a["offers"])
+    if hidden > 0:
+        lines.append(f"({hidden} more not shown: raise --limit)")
     rejected = a.get("rejected") or {}
     if rejected:
         lines.append(f"({sum(rejected.values())} rejected lines not shown)")
@@ -85,6 +88,14 @@ def rails(a: Answer) -> str:
                      f"{r['describe']}" for r in a["rails"]) or "no rails set up"
 
 
+def tally(a: Answer) -> str:
+    lines = [f"contract {a['contract']}: {len(a['commits'])} commitments, "
+             f"{len(a['reveals'])} opened"]
+    lines += [f"  {votes:>3}  {verdict}" for verdict, votes in a["counts"].items()]
+    lines += [f"problem: {p}" for p in a["problems"]]
+    return "\n".join(lines)
+
+
 def audit(a: Answer) -> str:
     lines = [f"{a['records']} records in {len(a['files'])} files, "
              f"{a['unverified']} failed verification"]
@@ -105,5 +116,6 @@ TEXT: Mapping[str, Callable[[Answer], str]] = {
     "identity": identity, "board": board, "offer": offer, "accept": accept,
     "lock": _performed("lock"), "reveal": _performed("reveal"),
     "refund": _performed("refund"), "cancel": _performed("cancel"), "status": status,
-    "deals": deals, "heartbeat": heartbeat, "receipt": receipt, "rails": rails, "audit": audit,
+    "deals": deals, "heartbeat": heartbeat, "receipt": receipt, "rails": rails, "tally": tally,
+    "audit": audit,
 }

@@ -18,6 +18,9 @@ lives here and only here:
   that value is a secret; the reveal code is the public contract id's first 8 hex). With the
   confirmation it re-checks everything and performs: the engine enforces, the face only asks.
 
+The module imports nothing heavy at load (the engine's parts are imported when a command runs),
+so a face can build itself from the declarations cheaply: a CLI call answered by a daemon.
+
 A completed command whose answer carries a top-level `"ok": false` (an audit that found a
 problem) did its job and found something wrong; faces report it as such (the CLI exits 1).
 """
@@ -33,10 +36,10 @@ from typing import TYPE_CHECKING, Any
 
 from tclk_tui.engine.errors import EngineError
 from tclk_tui.engine.gates import GateRefused, GateRequest
-from tclk_tui.engine.views import BoardQuery, DealView, OfferDraft
 
 if TYPE_CHECKING:
     from tclk_tui.engine.deal import DealSession
+    from tclk_tui.engine.views import DealView
     from tclk_tui.engine.wallet import Wallet
 
 # What each refusal kind means; faces pick their own rendering (the CLI's exit codes below).
@@ -315,6 +318,8 @@ def _deal(wallet: Wallet, name: str) -> DealSession:
 
 
 def _offer_id(wallet: Wallet, prefix: str) -> str:
+    from tclk_tui.engine.views import BoardQuery
+
     matches = [r.offer_id for r in wallet.board.query(BoardQuery(status=None))
                if r.offer_id.startswith(prefix)]
     if len(matches) != 1:
@@ -335,17 +340,24 @@ async def _identity(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
 
 
 async def _board(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
+    from tclk_tui.engine.views import BoardQuery
+
     rows = wallet.board.query(BoardQuery(status=None if p["all"] else "open",
                                          text=p["filter"] or ""))
+    total = len(rows)
+    if p["limit"] is not None:
+        rows = rows[:max(p["limit"], 0)]
     offers = [{"offer": r.offer_id, "sender": r.sender, "role": r.role, "amount": r.amount,
                "asset": r.asset, "lock": r.lock, "rails": list(r.rails), "status": r.status,
                "expires_ms": r.expires_ms, "claim_by_ms": r.claim_by_ms,
                "refund_after_ms": r.refund_after_ms, "mine": r.mine, "job": r.job}
               for r in rows]
-    return {"offers": offers, "rejected": dict(wallet.board.rejected())}
+    return {"offers": offers, "total": total, "rejected": dict(wallet.board.rejected())}
 
 
 async def _offer(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
+    from tclk_tui.engine.views import OfferDraft
+
     draft = OfferDraft(role=p["role"], amount=p["amount"], asset=p["asset"], lock=p["lock"],
                        rails=p["rails"], claim_in_s=str(p["claim_in"]),
                        refund_gap_s=str(p["refund_gap"]), expires_in_s=str(p["expires_in"]),
@@ -420,6 +432,13 @@ async def _rails(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
                       for rail_id, rail in sorted(wallet.rails.items())]}
 
 
+async def _tally(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
+    result = await wallet.arbitration.tally(p["contract"].strip())
+    return {"contract": result.contract, "commits": dict(result.commits),
+            "reveals": dict(result.reveals), "counts": dict(result.counts),
+            "problems": list(result.problems)}
+
+
 async def _audit(wallet: Wallet | None, p: dict[str, Any]) -> dict[str, Any]:
     from tclk_tui.engine.audit import audit_exports
 
@@ -432,9 +451,10 @@ IDENTITY = Command(
 BOARD = Command(
     "board", "list offers on the board",
     (Param("all", bool, "include accepted, expired and cancelled offers", default=False),
-     Param("filter", str, "show only offers whose text contains this")),
+     Param("filter", str, "show only offers whose text contains this"),
+     Param("limit", int, "at most this many offers (default: all)")),
     "{offers: [{offer, sender, role, amount, asset, lock, rails, status, expires_ms, "
-    "claim_by_ms, refund_after_ms, mine, job}], rejected: {reason: count}}",
+    "claim_by_ms, refund_after_ms, mine, job}], total, rejected: {reason: count}}",
     gated=False, run=_board)
 OFFER = Command(
     "offer", "post an offer to the board",
@@ -494,6 +514,12 @@ RECEIPT = Command(
 RAILS = Command(
     "rails", "list the settlement rails set up in this wallet", (),
     "{rails: [{id, moves_value, describe}]}", gated=False, run=_rails)
+TALLY = Command(
+    "tally", "count a contract's commit-reveal arbitration vote from its deal room",
+    (Param("contract", str, "the contract id (0x and 64 hex)", required=True,
+           positional=True),),
+    "{contract, commits: {juror: commitment}, reveals: {juror: verdict}, "
+    "counts: {verdict: votes}, problems}", gated=False, run=_tally)
 AUDIT = Command(
     "audit", "verify and fold exported room transcripts offline",
     (Param("files", list[str], "export files; the room is the file name (tclk-offers.jsonl) "
@@ -503,7 +529,7 @@ AUDIT = Command(
 
 REGISTRY: Mapping[str, Command] = types.MappingProxyType({c.name: c for c in (
     IDENTITY, BOARD, OFFER, ACCEPT, LOCK, REVEAL, REFUND, CANCEL, STATUS, DEALS, HEARTBEAT,
-    RECEIPT, RAILS, AUDIT)})
+    RECEIPT, RAILS, TALLY, AUDIT)})
 
 __all__ = ["ERROR_KINDS", "EXIT_CODES", "REGISTRY", "Command", "CommandError", "Param",
            "as_command_error", "deal_detail", "deal_summary", "execute", "gate_facts"]

@@ -216,3 +216,26 @@ async def test_a_cancel_confirmed_goes_through_and_a_late_blocker_is_a_refusal(p
     with pytest.raises(CommandError) as caught:
         await execute(pair.alice, "cancel", {"deal": view.deal_id, "yes": True})
     assert caught.value.kind == "refused" and caught.value.data["gate"]["allowed"] is False
+
+
+async def test_board_limit_and_a_vote_tally(pair):
+    first = await pair.alice.post_offer(draft(rails="memory"))
+    await pair.alice.post_offer(draft(rails="memory", amount="9"))
+    await pair.bob.sync()
+    board = await execute(pair.bob, "board", {"limit": 1})
+    assert board["total"] == 2 and len(board["offers"]) == 1
+    assert len((await execute(pair.bob, "board", {}))["offers"]) == 2
+
+    await pair.bob.accept_offer(first.deal_id)
+    await pair.alice.sync()
+    contract = pair.alice.deal(first.deal_id).state.contract
+    assert (await execute(pair.bob, "tally", {"contract": contract}))["counts"] == {}
+    vote = pair.alice.arbitration.commit_vote(contract, "payee")
+    await pair.alice.arbitration.post_commit(vote)
+    await pair.alice.arbitration.post_reveal(vote)
+    tally = await execute(pair.bob, "tally", {"contract": contract})
+    assert tally["counts"] == {"payee": 1} and tally["reveals"] == {pair.alice.did: "payee"}
+    assert vote.salt not in json.dumps(tally)
+    with pytest.raises(CommandError) as caught:
+        await execute(pair.bob, "tally", {"contract": "0xnot-a-contract"})
+    assert caught.value.kind == "refused"
