@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import getpass
 import io
 import json
@@ -279,7 +280,18 @@ def cmd_daemon(args: argparse.Namespace) -> int:
         return 0
     from tclk_tui.daemon.run import run_daemon
 
-    return asyncio.run(run_daemon(open_wallet, args, profile_dir(args), args.log_level))
+    return asyncio.run(run_daemon(open_wallet, args, profile_dir(args), args.log_level,
+                                  beside=_agents_beside))
+
+
+@contextlib.asynccontextmanager
+async def _agents_beside(wallet):
+    """The agents' desk beside the daemon's engine: its socket methods, its mailbox."""
+    from tclk_tui.agents.service import agent_methods, serving_agents
+    from tclk_tui.daemon.wire import RpcError
+
+    async with serving_agents(wallet) as desk:
+        yield agent_methods(desk, RpcError)
 
 
 def cmd_app(args: argparse.Namespace) -> int:

@@ -22,7 +22,11 @@ log = logging.getLogger("tclk_tui.daemon")
 
 
 async def run_daemon(open_wallet: Callable[..., Awaitable[Any]], args: Any,
-                     profile_dir: Path, log_level: str) -> int:
+                     profile_dir: Path, log_level: str,
+                     beside: Callable[[Any], contextlib.AbstractAsyncContextManager[Any]]
+                     | None = None) -> int:
+    """`beside(wallet)`, when given, is entered around serving: what it yields is a mapping of
+    extra socket methods (the agents' desk, wired in by the CLI, which may import it)."""
     from tclk_tui.daemon.service import held_secrets, serve_wallet
 
     holder: list[Any] = []
@@ -37,7 +41,10 @@ async def run_daemon(open_wallet: Callable[..., Awaitable[Any]], args: Any,
             loop.add_signal_handler(sig, stop.set)
         signal.signal(signal.SIGHUP, signal.SIG_IGN)
         try:
-            async with serve_wallet(wallet, profile_dir, stop) as server:
+            async with contextlib.AsyncExitStack() as stack:
+                extra = await stack.enter_async_context(beside(wallet)) if beside else None
+                server = await stack.enter_async_context(
+                    serve_wallet(wallet, profile_dir, stop, extra=extra))
                 log.info("daemon serving profile %s (%s) on %s", wallet.profile, wallet.did,
                          server.path)
                 print(f"tclk-tui daemon: profile {wallet.profile} served on {server.path}",

@@ -16,7 +16,7 @@ import contextlib
 import logging
 import os
 import socket
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -47,9 +47,14 @@ class ControlServer:
     def __init__(self, path: Path, dispatch: Dispatch, events: EventBus, *,
                  status: Callable[[], dict[str, Any]],
                  on_stop: Callable[[], None] | None = None,
-                 uid_of: Callable[[socket.socket], int | None] = peer_uid) -> None:
+                 uid_of: Callable[[socket.socket], int | None] = peer_uid,
+                 extra: Mapping[str, Callable[[dict[str, Any]], Awaitable[Any]]] | None = None
+                 ) -> None:
         self.path = path
         self._dispatch = dispatch
+        # Methods a face serves beside the engine's (the agents' desk): they order their own
+        # engine calls, and one may wait for the operator, so they never hold the engine lock.
+        self._extra = dict(extra or {})
         self._events = events
         self._status = status
         self._on_stop = on_stop
@@ -204,6 +209,8 @@ class ControlServer:
             if self._on_stop is not None:
                 asyncio.get_running_loop().call_soon(self._on_stop)
             return {"stopping": True, "pid": os.getpid()}
+        if method in self._extra:
+            return await self._extra[method](params)
         async with self._engine_lock:
             return await self._dispatch(method, params)
 

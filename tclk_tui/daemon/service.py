@@ -11,7 +11,7 @@ import contextlib
 import logging
 import os
 import time
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +36,9 @@ def held_secrets(wallet: Wallet) -> Iterable[str]:
 
 @contextlib.asynccontextmanager
 async def serve_wallet(wallet: Wallet, profile_dir: Path,
-                       stop: asyncio.Event | None = None) -> AsyncIterator[ControlServer]:
+                       stop: asyncio.Event | None = None, *,
+                       extra: Mapping[str, Callable[[dict[str, Any]], Awaitable[Any]]]
+                       | None = None) -> AsyncIterator[ControlServer]:
     """Serve the wallet's control socket (and log its events) while the block runs."""
     started_ms = int(time.time() * 1000)
     stop = stop or asyncio.Event()
@@ -48,7 +50,7 @@ async def serve_wallet(wallet: Wallet, profile_dir: Path,
                 "version": __version__, "deals": len(wallet.deals())}
 
     server = ControlServer(socket_path(profile_dir), make_dispatch(wallet), wallet.events,
-                           status=status, on_stop=stop.set)
+                           status=status, on_stop=stop.set, extra=extra)
     await server.start()
     watcher = asyncio.create_task(_log_events(wallet))
     try:
