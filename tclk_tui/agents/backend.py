@@ -1,9 +1,10 @@
-"""What the tools run on: the engine's commands, one per tool, in the process that owns the wallet.
+"""What the tools run on: the engine's command registry, in the process that owns the wallet.
 
-A tool never reaches past this seam: every result is public facts (deal summaries, gate facts,
-board rows) and no command here returns a secret, the seed or a private key. Gated commands come
-in two steps like every face's: `gate` states the facts, `perform` confirms (the engine re-checks
-everything at that moment, whatever the policy said).
+Every tool but two is one registry command run through `commands.execute`, the same call the
+CLI and the control socket make, so the checks and the answers are the same whoever asks, and
+no answer holds a secret, the seed or a private key. Gated commands are two steps like every
+face's: `gate` is the command without its confirmation (the engine's facts), `perform` adds it
+(the engine re-checks everything at that moment, whatever the policy said).
 """
 
 from __future__ import annotations
@@ -11,13 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from tclk_tui.engine.audit import audit_transcripts
+from tclk_tui.agents.catalog import RENAMED
+from tclk_tui.engine.audit import audit_live
+from tclk_tui.engine.commands import REGISTRY, CommandError, execute
 from tclk_tui.engine.errors import EngineError
-from tclk_tui.engine.gates import GateRefused, GateRequest
-from tclk_tui.engine.views import BoardQuery, OfferDraft
 from tclk_tui.engine.wallet import Wallet
 
-DEAL_ROOM_PREFIX = "d-"
+UNRENAMED = {v: k for k, v in RENAMED.items()}
 
 
 class CommandFailed(Exception):
@@ -39,7 +40,7 @@ class Gate:
     facts: tuple[dict[str, Any], ...]
     blockers: tuple[str, ...]
     late: bool
-    confirm_code: str | None  # what the operator types; never handed to an agent
+    confirm_code: str | None  # what the operator types (4 hex); never handed to an agent
 
     def public(self) -> dict[str, Any]:
         return {"action": self.action, "deal": self.deal_id, "contract": self.contract,
@@ -61,35 +62,12 @@ class CommandBackend(Protocol):
     async def deal_facts(self, deal_id: str) -> dict[str, Any] | None: ...
 
 
-def deal_summary(view) -> dict[str, Any]:
-    """A deal's public facts (the command registry's summary, until the tools run on it)."""
-    return {
-        "deal": view.deal_id, "contract": view.contract, "role": view.role,
-        "status": view.status, "amount": view.amount, "asset": view.asset, "lock": view.lock,
-        "rail": view.rail, "rail_ref": view.rail_ref, "counterparty": view.counterparty,
-        "room": view.room, "actions": sorted(view.actions),
-        "last_safe_ms": view.deadlines.last_safe_ms, "secret_held": view.secret_held,
-    }
-
-
-def _gate_of(request: GateRequest, status: str) -> Gate:
-    return Gate(action=request.action, deal_id=request.deal_id, contract=request.contract,
-                status=status,
-                facts=tuple({"label": f.label, "ok": f.ok, "detail": f.detail}
-                            for f in request.facts),
-                blockers=tuple(request.blockers), late=request.late,
-                confirm_code=request.confirm_code)
-
-
-def _offer_row(r) -> dict[str, Any]:
-    return {"offer": r.offer_id, "sender": r.sender, "role": r.role, "amount": r.amount,
-            "asset": r.asset, "lock": r.lock, "rails": list(r.rails), "status": r.status,
-            "expires_ms": r.expires_ms, "claim_by_ms": r.claim_by_ms,
-            "refund_after_ms": r.refund_after_ms, "mine": r.mine, "job": r.job}
+def _command_params(params: dict[str, Any]) -> dict[str, Any]:
+    return {UNRENAMED.get(k, k): v for k, v in params.items() if k != "wait_s"}
 
 
 class WalletBackend:
-    """The commands on one open Wallet, in-process."""
+    """The registry's commands on one open Wallet, in-process."""
 
     def __init__(self, wallet: Wallet) -> None:
         self.wallet = wallet
@@ -97,42 +75,31 @@ class WalletBackend:
     def __repr__(self) -> str:
         return f"WalletBackend({self.wallet!r})"
 
-    async def run(self, tool: str, params: dict[str, Any]) -> dict[str, Any]:
+    async def _execute(self, name: str, params: dict[str, Any]) -> dict[str, Any]:
         try:
-            return await getattr(self, f"_{tool}")(params)
-        except (EngineError, GateRefused) as exc:
-            raise CommandFailed(getattr(exc, "reason", None) or str(exc)) from None
+            return await execute(self.wallet, name, params)
+        except CommandError as exc:
+            raise CommandFailed(exc.message) from None
 
-    # -- reads ----------------------------------------------------------------------------------
-
-    async def _board(self, p: dict[str, Any]) -> dict[str, Any]:
-        rows = self.wallet.board.query(BoardQuery(status=None if p.get("all") else "open",
-                                                  text=p.get("filter") or ""))
-        limit = max(1, min(int(p.get("limit") or 50), 200))
-        return {"offers": [_offer_row(r) for r in rows[:limit]], "total": len(rows)}
-
-    async def _status(self, p: dict[str, Any]) -> dict[str, Any]:
-        view = self.wallet.deal(p["deal"]).view()
-        out = deal_summary(view)
-        out["records"] = [{"seq": r.seq, "type": r.type, "ok": r.ok, "summary": r.summary,
-                           "reason": r.reason, "mine": r.mine} for r in view.records]
-        return out
-
-    async def _deals(self, p: dict[str, Any]) -> dict[str, Any]:
-        return {"deals": [deal_summary(v) for v in self.wallet.deals()]}
-
-    async def _rails(self, p: dict[str, Any]) -> dict[str, Any]:
-        return {"rails": [{"rail": name, "moves_value": bool(rail.moves_value)}
-                          for name, rail in sorted(self.wallet.rails.items())]}
+    async def run(self, tool: str, params: dict[str, Any]) -> dict[str, Any]:
+        if tool == "audit":
+            return await self._audit(params)
+        if REGISTRY[tool].gated:
+            raise CommandFailed(f"{tool} is gated: it goes through gate and perform")
+        return await self._execute(tool, _command_params(params))
 
     async def _audit(self, p: dict[str, Any]) -> dict[str, Any]:
         """Fold the venue's own exports of the board and the deal room, as an auditor would."""
-        deal = self.wallet.deal(p["deal"])
+        try:
+            deal = self.wallet.deal(p["deal"])
+        except EngineError as exc:
+            raise CommandFailed(str(exc)) from None
         if not deal.state.contract or not deal.room:
             raise CommandFailed("the deal has no contract yet: nothing to audit")
-        board = await self.wallet.client.export("tclk-offers")
-        room = await self.wallet.client.export(deal.room)
-        report = audit_transcripts({"tclk-offers": board.transcript, deal.room: room.transcript})
+        try:
+            report = await audit_live(self.wallet.client.export, deal.state.contract)
+        except Exception as exc:  # the venue's trouble is the answer, never a crash
+            raise CommandFailed(f"the venue's exports could not be read: {exc}") from None
         found = [c for c in report.contracts if c.contract == deal.state.contract]
         return {"deal": deal.deal_id, "contract": deal.state.contract,
                 "venue_status": found[0].status if found else None,
@@ -142,66 +109,44 @@ class WalletBackend:
                 "problems": report.problems}
 
     async def offer_facts(self, offer_id: str) -> dict[str, Any] | None:
-        rows = [r for r in self.wallet.board.query(BoardQuery(status=None))
-                if r.offer_id == offer_id]
-        return _offer_row(rows[0]) if rows else None
+        board = await self._execute("board", {"all": True})
+        rows = [o for o in board["offers"] if o["offer"] == offer_id]
+        if not rows:
+            rows = [o for o in board["offers"] if o["offer"].startswith(offer_id)]
+        return rows[0] if len(rows) == 1 else None
 
     async def deal_facts(self, deal_id: str) -> dict[str, Any] | None:
         try:
-            return deal_summary(self.wallet.deal(deal_id).view())
-        except EngineError:
+            return await execute(self.wallet, "status", {"deal": deal_id})
+        except CommandError:
             return None
 
-    # -- actions --------------------------------------------------------------------------------
-
-    async def _offer(self, p: dict[str, Any]) -> dict[str, Any]:
-        draft = OfferDraft(role=p.get("role", "payer"), amount=p["amount"], asset=p["asset"],
-                           lock=p.get("lock", "hash"), rails=p["rails"],
-                           claim_in_s=str(p.get("claim_in_s", 3600)),
-                           refund_gap_s=str(p.get("refund_gap_s", 3600)),
-                           expires_in_s=str(p.get("expires_in_s", 600)), job=p.get("job", ""))
-        return deal_summary(await self.wallet.post_offer(draft))
-
-    async def _accept(self, p: dict[str, Any]) -> dict[str, Any]:
-        return deal_summary(await self.wallet.accept_offer(p["offer"], rail=p.get("rail")))
-
-    async def _heartbeat(self, p: dict[str, Any]) -> dict[str, Any]:
-        return deal_summary(await self.wallet.deal(p["deal"]).heartbeat(p.get("note")))
-
-    async def _receipt(self, p: dict[str, Any]) -> dict[str, Any]:
-        return deal_summary(await self.wallet.deal(p["deal"]).receipt())
-
-    # -- gates ----------------------------------------------------------------------------------
-
-    async def _request(self, tool: str, params: dict[str, Any]) -> tuple[Any, GateRequest]:
-        deal = self.wallet.deal(params["deal"])
-        if tool == "lock":
-            return deal, deal.request_lock(params.get("rail"))
-        if tool == "reveal":
-            await deal.check_lock()
-            return deal, deal.request_reveal()
-        if tool == "refund":
-            return deal, deal.request_refund()
-        if tool == "cancel":
-            return deal, deal.request_cancel()
-        raise CommandFailed(f"{tool} is not a gated command")
-
     async def gate(self, tool: str, params: dict[str, Any]) -> Gate:
-        try:
-            deal, request = await self._request(tool, params)
-        except (EngineError, GateRefused) as exc:
-            raise CommandFailed(getattr(exc, "reason", None) or str(exc)) from None
-        return _gate_of(request, deal.state.status)
+        answer = await self._execute(tool, _command_params(params))
+        gate = answer.get("gate") or {}
+        facts = await self.deal_facts(params["deal"])
+        contract = gate.get("contract")
+        code_required = bool(gate.get("confirm", {}).get("code_required"))
+        return Gate(action=str(gate.get("action", tool)), deal_id=str(gate.get("deal", "")),
+                    contract=contract, status=facts["status"] if facts else "unknown",
+                    facts=tuple(gate.get("facts", ())), blockers=tuple(gate.get("blockers", ())),
+                    late=bool(gate.get("late")),
+                    confirm_code=contract[2:6] if code_required and contract else None)
 
     async def perform(self, tool: str, params: dict[str, Any], *, code: str | None,
                       acknowledge_late: bool) -> dict[str, Any]:
-        try:
-            deal, request = await self._request(tool, params)
-            view = await deal.confirm(request, typed_code=code,
-                                      acknowledge_late=acknowledge_late)
-        except (EngineError, GateRefused) as exc:
-            raise CommandFailed(getattr(exc, "reason", None) or str(exc)) from None
-        return deal_summary(view)
+        command = REGISTRY[tool]
+        p = _command_params(params)
+        if command.confirm == "confirm":  # the reveal: the contract id's first 8 hex
+            facts = await self.deal_facts(params["deal"])
+            contract = (facts or {}).get("contract") or ""
+            if code is None or contract[2:6] != code.strip().lower():
+                raise CommandFailed("the confirmation code does not match the contract")
+            p["confirm"] = contract[2:10]
+            p["late"] = acknowledge_late
+        else:
+            p[command.confirm or "yes"] = True
+        return await self._execute(tool, p)
 
 
 __all__ = ["CommandBackend", "CommandFailed", "Gate", "WalletBackend"]

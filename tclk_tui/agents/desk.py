@@ -191,7 +191,7 @@ class AgentDesk:
             c = Commitment(amount=int(p["amount"]) if p["amount"].isdigit() else 0,
                            asset=p["asset"], rails=tuple(
                                r.strip() for r in p["rails"].split(",") if r.strip()),
-                           counterparty=None, pays=p["role"] == "payer")
+                           counterparty=None, pays=p.get("role", "payer") == "payer")
             check_commitment(m, c, self._spent(call.agent, c.asset),
                              await self._open(call.agent))
             result = await self._engine(tool, p, None)

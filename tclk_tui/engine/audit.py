@@ -106,3 +106,13 @@ def audit_transcripts(rooms: dict[str, list[TranscriptRecord]],
             contract=contract, status=fold.state.status,
             steps=[(s.room, s.seq, s.type, s.ok, s.reason) for s in fold.steps]))
     return report
+
+
+async def audit_live(export, contract: str) -> AuditReport:
+    """The same audit on the venue's live exports of the board and one contract's room;
+    `export(room)` is the venue client's export (a face never names the rooms itself)."""
+    room = deal_room(contract)
+    board_export = await export(OFFER_ROOM)
+    room_export = await export(room)
+    return audit_transcripts({OFFER_ROOM: board_export.transcript,
+                              room: room_export.transcript})

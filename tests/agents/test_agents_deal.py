@@ -39,4 +39,5 @@ async def test_two_agents_settle_a_deal_through_tools(desks):
     everything = json.dumps([claimed, accepted, audit, [c.params for c in calls]])
     assert secret not in everything
     rails = await desks.alice.call("buyer", "rails", {})
-    assert {"rail": "memory", "moves_value": False} in rails["rails"]
+    assert [(r["id"], r["moves_value"]) for r in rails["rails"]] == [("memory", False),
+                                                                    ("paper", False)]

@@ -39,7 +39,7 @@ async def test_the_24h_cap_survives_a_restart_and_rolls(desks):
     assert (await desk.caps_used("a"))["spent_24h"] == 1000
     desks.pair.clock.advance(24 * 3600 * 1000 + 1)
     desk = await desks.reopen("alice")
-    await desk.call("a", "offer", {**OFFER, "amount": "900", "expires_in_s": 600})
+    await desk.call("a", "offer", {**OFFER, "amount": "900", "expires_in": 600})
 
 
 async def test_per_asset_caps(desks):

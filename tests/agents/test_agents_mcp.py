@@ -25,7 +25,7 @@ async def test_lists_exactly_the_granted_tools_with_schemas(desks):
         listed = await client.list_tools()
         assert [t.name for t in listed.tools] == ["board", "offer", "cancel"]
         offer = listed.tools[1].input_schema
-        assert set(offer["required"]) == {"role", "amount", "asset", "rails"}
+        assert set(offer["required"]) == {"amount", "asset", "rails"}
         assert offer["properties"]["role"]["enum"] == ["payer", "payee"]
 
 
