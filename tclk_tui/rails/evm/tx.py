@@ -13,10 +13,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from eth_account import Account
-
 from tclk_tui.rails.base import SettlementError
 
+from .account import Account
 from .rpc import NodeClient, hex_int
 from .txlog import TxLog, TxRow
 

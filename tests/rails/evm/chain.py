@@ -11,8 +11,6 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from eth_account import Account
-
 from tclk_tui.protocol.locks import hash_lock_from_preimage, point_lock_from_witness
 from tclk_tui.protocol.secp import N, scalar_base_mult
 from tclk_tui.rails.base import LockTerms
@@ -24,6 +22,7 @@ from tclk_tui.rails.evm import (
     TxLog,
     deploy_escrow,
 )
+from tclk_tui.rails.evm.account import Account
 from tclk_tui.rails.evm.anvil import AnvilNode
 
 ETHER = 10**18

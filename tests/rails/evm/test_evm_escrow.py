@@ -9,13 +9,13 @@ import json
 import coincurve
 import pytest
 from eth_abi import encode
-from eth_account import Account
 from eth_utils import keccak, to_checksum_address
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tclk_tui.protocol.secp import N
 from tclk_tui.rails.evm import address_of_key, artifact
+from tclk_tui.rails.evm.account import Account
 from tclk_tui.rails.evm.build import ARTIFACT, compile_escrow
 from tclk_tui.rails.evm.escrow import claim_data, deposit_data, lock_id, locks_data, refund_data
 from tests.rails.evm.chain import ETHER, fresh_key, hash_pair, point_pair, public_key
