@@ -1,0 +1,138 @@
+"""Every deal this wallet takes part in (or watches), and the journal row behind each.
+
+The book is the one place that creates a `DealSession`, so a deal is never held twice and its
+journal row always says what its fold says.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from tclk_tui.engine.deal import DealSession
+from tclk_tui.engine.errors import EngineError
+from tclk_tui.engine.events import EventBus, Notice
+from tclk_tui.engine.keeper import PaymentKeyPlan, SecretPlan, VaultKeeper
+from tclk_tui.engine.ports import DealContext
+from tclk_tui.engine.views import DealView
+from tclk_tui.protocol.transcript import TranscriptRecord
+from tclk_tui.store.journal import Journal
+
+
+def _record_meta(record: TranscriptRecord) -> dict[str, Any]:
+    return {"room": record.room, "seq": record.seq, "timestamp_ms": record.timestamp_ms,
+            "sender": record.sender, "nonce": record.nonce, "signature": record.signature,
+            "line": record.line}
+
+
+class DealBook:
+    def __init__(self, journal: Journal, keeper: VaultKeeper, ctx: DealContext,
+                 events: EventBus) -> None:
+        self.journal = journal
+        self.keeper = keeper
+        self._ctx = ctx
+        self._events = events
+        self._sessions: dict[str, DealSession] = {}
+        self._rows: dict[str, int] = {}
+        self._row_facts: dict[str, tuple[Any, ...]] = {}  # what each journal row last said
+        # Our own offers journaled but not yet seen back on the board: line -> (id, role).
+        self.pending_offers: dict[str, tuple[str, str]] = {}
+
+    # -- reading ------------------------------------------------------------------------------
+
+    def __contains__(self, deal_id: object) -> bool:
+        return deal_id in self._sessions
+
+    def __iter__(self) -> Iterator[DealSession]:
+        return iter(list(self._sessions.values()))
+
+    def get(self, deal_id: str) -> DealSession | None:
+        return self._sessions.get(deal_id)
+
+    def find(self, deal_id: str) -> DealSession:
+        """A deal by its offer id or contract id, or a unique prefix of either."""
+        try:
+            return self._sessions[deal_id]
+        except KeyError:
+            matches = [d for k, d in self._sessions.items()
+                       if k.startswith(deal_id) or (d.state.contract or "").startswith(deal_id)]
+            if len(matches) == 1:
+                return matches[0]
+            raise EngineError(f"no deal {deal_id!r}" if not matches else
+                              f"{deal_id!r} names more than one deal") from None
+
+    def in_room(self, room: str) -> DealSession | None:
+        return next((d for d in self._sessions.values() if d.room == room), None)
+
+    def views(self) -> list[DealView]:
+        return [d.view() for d in sorted(self._sessions.values(),
+                                         key=lambda d: -d.offer_record.timestamp_ms)]
+
+    def row_id(self, deal_id: str | None) -> int | None:
+        return self._rows.get(deal_id or "")
+
+    # -- the journal ----------------------------------------------------------------------------
+
+    def restore(self) -> list[DealSession]:
+        """Rebuild deals from the journal (plans, sessions); the caller folds their records in."""
+        restored: list[DealSession] = []
+        for row in self.journal.list_deals():
+            meta = row.terms
+            try:
+                offer_record = TranscriptRecord(**meta["offer_record"])
+            except (KeyError, TypeError):
+                continue
+            self._rows[row.offer_id] = row.id
+            self._install_plans(row.offer_id, meta)
+            if offer_record.signature is None:  # posted (or not) just before a crash
+                self.pending_offers[offer_record.line] = (row.offer_id, row.role)
+                continue
+            restored.append(self._open(row.offer_id, row.role, offer_record))
+        return restored
+
+    def _install_plans(self, deal_id: str, meta: dict[str, Any]) -> None:
+        if meta.get("secret_plan"):
+            self.keeper.plan_secret(deal_id, SecretPlan(**meta["secret_plan"]))
+        if meta.get("key_plan"):
+            self.keeper.plan_payment_key(deal_id, PaymentKeyPlan(**meta["key_plan"]))
+
+    def journal_deal(self, offer_id: str, role: str, offer_record: TranscriptRecord,
+                     secret_plan: SecretPlan | None, key_plan: PaymentKeyPlan | None) -> None:
+        """Journal a deal we are about to commit to, with the plans of its secrets."""
+        meta = {
+            "offer_record": _record_meta(offer_record),
+            "secret_plan": secret_plan.to_dict() if secret_plan else None,
+            "key_plan": key_plan.to_dict() if key_plan else None,
+        }
+        row = self.journal.add_deal(offer_id=offer_id, role=role, status="proposed", terms=meta)
+        self._rows[offer_id] = row.id
+        self._install_plans(offer_id, meta)
+
+    def _open(self, offer_id: str, role: str, record: TranscriptRecord) -> DealSession:
+        deal = DealSession(self._ctx, offer_id, role, record)
+        self._sessions[offer_id] = deal
+        return deal
+
+    def open_accepted(self, offer_id: str, role: str, record: TranscriptRecord) -> DealSession:
+        """A deal on someone else's offer, journaled already by `journal_deal`."""
+        return self._open(offer_id, role, record)
+
+    def adopt_offer(self, offer_id: str, role: str, record: TranscriptRecord) -> None:
+        """Our own offer seen back on the board: its signed record replaces the provisional."""
+        row_id = self._rows[offer_id]
+        row = self.journal.get_deal(row_id)
+        meta = dict(row.terms)
+        meta["offer_record"] = _record_meta(record)
+        self.journal.update_deal(row_id, terms=meta)
+        if offer_id in self._sessions:
+            return
+        self._open(offer_id, role, record)
+        self._events.publish(Notice("info", f"offer {offer_id[:10]}… posted", deal_id=offer_id))
+
+    def sync_row(self, deal: DealSession) -> None:
+        """Write what the fold says to the deal's journal row, when it changed."""
+        row_id = self._rows.get(deal.deal_id)
+        facts = (deal.state.status, deal.state.contract, deal.room)
+        if row_id is not None and self._row_facts.get(deal.deal_id) != facts:
+            self.journal.update_deal(row_id, status=facts[0], contract_id=facts[1], room=facts[2])
+            self._row_facts[deal.deal_id] = facts

@@ -1,0 +1,73 @@
+"""Signed records as the journal keeps them: evidence that outlives the venue's retention.
+
+A reveal's secret goes to the vault, never to SQLite: the journal keeps a placeholder and
+reading back puts the exact signed line together again.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+
+from tclk_tui.engine.deal import DealSession
+from tclk_tui.engine.keeper import VaultKeeper
+from tclk_tui.protocol.codec import try_decode_frame
+from tclk_tui.protocol.locks import verify_secret
+from tclk_tui.protocol.transcript import TranscriptRecord, verify_transcript_record
+from tclk_tui.store import SECRET_PLACEHOLDER
+from tclk_tui.store.journal import Journal
+from tclk_tui.store.rows import RecordRow
+from tclk_tui.technocore.records import VenueRecord
+
+
+class Evidence:
+    def __init__(self, journal: Journal, keeper: VaultKeeper,
+                 deal_in_room: Callable[[str], DealSession | None]) -> None:
+        self.journal = journal
+        self.keeper = keeper
+        self._deal_in_room = deal_in_room
+
+    def add(self, records: list[VenueRecord]) -> None:
+        """One transaction for the batch: a whole ring arrives at start-up."""
+        self.journal.add_records([
+            RecordRow(room=r.room, generation=r.generation or 0, seq=r.seq,
+                      ts_ms=r.timestamp_ms, sender=r.sender, nonce=r.nonce, sig=r.sig,
+                      line=self.redacted(r.room, r.text), received_ms=0)
+            for r in records])
+
+    def redacted(self, room: str, line: str) -> str:
+        """The line to journal: a reveal's secret goes to the vault, never to SQLite.
+
+        Published or not, a secret in the journal file outlives every deal; the journal keeps
+        a placeholder and `as_transcript` restores the exact signed line when reading back.
+        """
+        frame = try_decode_frame(line)
+        if frame is None or frame["type"] != "reveal":
+            return line
+        secret = frame["secret"]
+        deal = self._deal_in_room(room)
+        if deal is not None and deal.state.statement and verify_secret(
+                deal.offer["lock"], deal.state.statement, secret):
+            self.keeper.remember_revealed(deal.deal_id, secret)
+        return line.replace(secret, SECRET_PLACEHOLDER)
+
+    def as_transcript(self, row: RecordRow) -> TranscriptRecord:
+        """A journaled record as the venue stored it, its reveal secret (if any) put back."""
+        record = TranscriptRecord(room=row.room, seq=row.seq, timestamp_ms=row.ts_ms,
+                                  sender=row.sender, nonce=row.nonce, signature=row.sig,
+                                  line=row.line)
+        deal = self._deal_in_room(row.room) if SECRET_PLACEHOLDER in row.line else None
+        if deal is None:
+            return record
+        for secret in (self.keeper.deal_secret(deal.deal_id),
+                       self.keeper.revealed_secret(deal.deal_id)):
+            if secret is not None:
+                whole = dataclasses.replace(record,
+                                            line=row.line.replace(SECRET_PLACEHOLDER, secret))
+                if verify_transcript_record(whole).ok:
+                    return whole
+        return record  # cannot be put back: it reads as an unverifiable record, never a claim
+
+    def records(self, room: str) -> list[TranscriptRecord]:
+        """Every journaled record of one room, in venue order, as the venue stored it."""
+        return [self.as_transcript(r) for r in self.journal.records(room)]

@@ -1,0 +1,179 @@
+"""Offers: the offer form's rules, posting our own offer, accepting someone else's.
+
+A deal is journaled, and its secret derived durably into the vault, before the frame that
+commits to it is published.
+"""
+
+from __future__ import annotations
+
+import secrets as _secrets
+from collections.abc import Callable, Mapping
+
+from tclk_tui.engine.board import OffersBoard, statement_line
+from tclk_tui.engine.crash import crashpoint
+from tclk_tui.engine.deal_book import DealBook
+from tclk_tui.engine.errors import EngineError
+from tclk_tui.engine.events import EventBus, Notice
+from tclk_tui.engine.keeper import PaymentKeyPlan, SecretPlan, VaultKeeper
+from tclk_tui.engine.outbox import Outbox
+from tclk_tui.engine.views import DealView, FieldProblem, OfferDraft
+from tclk_tui.protocol.builders import make_accept, make_offer
+from tclk_tui.protocol.codec import encode_frame
+from tclk_tui.protocol.errors import TclkError
+from tclk_tui.protocol.locks import validate_deadlines
+from tclk_tui.protocol.naming import OFFER_ROOM
+from tclk_tui.protocol.rails import normalize_rail_ids
+from tclk_tui.protocol.transcript import TranscriptRecord
+from tclk_tui.rails.base import SettlementRail
+from tclk_tui.store.journal import Journal
+
+MIN_CLAIM_WINDOW_MS = 60_000
+MIN_REFUND_GAP_MS = 60_000
+
+
+class OfferDesk:
+    def __init__(self, *, did: str, journal: Journal, board: OffersBoard, book: DealBook,
+                 keeper: VaultKeeper, outbox: Outbox, events: EventBus,
+                 rails: Mapping[str, SettlementRail], now_ms: Callable[[], int]) -> None:
+        self.did = did
+        self.journal = journal
+        self.board = board
+        self.book = book
+        self.keeper = keeper
+        self.outbox = outbox
+        self.events = events
+        self.rails = rails
+        self.now_ms = now_ms
+
+    def validate(self, draft: OfferDraft) -> list[FieldProblem]:
+        problems = []
+        if draft.role not in ("payer", "payee"):
+            problems.append(FieldProblem("role", "payer or payee"))
+        if not draft.amount.isascii() or not draft.amount.isdigit() or draft.amount.startswith("0"):
+            problems.append(FieldProblem("amount", "a whole number of minimal units, no leading 0"))
+        if not (1 <= len(draft.asset) <= 32) or not all(
+                c.isascii() and (c.isalnum() or c in "_-") for c in draft.asset):
+            problems.append(FieldProblem("asset", "1-32 letters, digits, _ or -"))
+        if draft.lock not in ("hash", "point"):
+            problems.append(FieldProblem("lock", "hash or point"))
+        try:
+            rails = normalize_rail_ids([r for r in draft.rails.split(",") if r.strip()] or [""])
+        except TclkError as exc:
+            problems.append(FieldProblem("rails", str(exc).removeprefix("tclk: ")))
+        else:
+            missing = [r for r in rails if r not in self.rails]
+            if len(missing) == len(rails):
+                problems.append(FieldProblem("rails", "none of these rails is set up in this "
+                                             "wallet (available: " + ", ".join(self.rails) + ")"))
+        for name in ("claim_in_s", "refund_gap_s", "expires_in_s"):
+            value = getattr(draft, name)
+            if not value.isascii() or not value.isdigit() or int(value) <= 0:
+                problems.append(FieldProblem(name, "a positive number of seconds"))
+        if not problems and int(draft.expires_in_s) >= int(draft.claim_in_s):
+            problems.append(FieldProblem("expires_in_s", "the offer must expire before claimByMs"))
+        if draft.job and ":" not in draft.job:
+            problems.append(FieldProblem("job", "proto:id, e.g. a2a:task-42"))
+        return problems
+
+    async def post(self, draft: OfferDraft) -> DealView:
+        problems = self.validate(draft)
+        if problems:
+            raise EngineError("; ".join(f"{p.field}: {p.message}" for p in problems))
+        now = self.now_ms()
+        claim_by = now + int(draft.claim_in_s) * 1000
+        nonce = _secrets.token_hex(8)
+        key_plan = PaymentKeyPlan(offer_id=None, nonce=nonce) if draft.lock == "point" else None
+        job = None
+        if draft.job:
+            proto, _, job_id = draft.job.partition(":")
+            job = {"proto": proto.strip(), "id": job_id.strip()}
+        try:
+            offer = make_offer(
+                from_=self.did, role=draft.role, amount=draft.amount, asset=draft.asset,
+                lock=draft.lock, rails=[r for r in draft.rails.split(",") if r.strip()],
+                claim_by_ms=claim_by, refund_after_ms=claim_by + int(draft.refund_gap_s) * 1000,
+                expires_ms=now + int(draft.expires_in_s) * 1000, nonce=nonce, job=job,
+                payment_key=self.keeper.payment_public_key(key_plan) if key_plan else None)
+            line = encode_frame(offer)
+        except TclkError as exc:
+            raise EngineError(str(exc)) from None
+        secret_plan = None
+        if draft.role == "payee":
+            secret_plan = SecretPlan(offer_id=offer["id"], nonce=nonce, lock=draft.lock)
+            statement = self.keeper.mint(secret_plan)
+            crashpoint("after-secret-derived")
+        provisional = TranscriptRecord(room=OFFER_ROOM, seq=0, timestamp_ms=now,
+                                       sender=self.did, nonce=None, signature=None, line=line)
+        self.book.journal_deal(offer["id"], draft.role, provisional, secret_plan, key_plan)
+        self.book.pending_offers[line] = (offer["id"], draft.role)
+        await self.outbox.publish(OFFER_ROOM, line, deal_id=offer["id"])
+        if secret_plan is not None:
+            await self.outbox.publish(OFFER_ROOM, statement_line(offer["id"], statement),
+                                      deal_id=offer["id"])
+        return self.book.find(offer["id"]).view()
+
+    async def publish_missing_statements(self) -> None:
+        """Publish the statement line of an open payee offer of ours that a crash kept off the
+        board (killed after the offer was journaled, before the statement line was): without
+        it no payer can accept. The line is deterministic, so this never posts it twice."""
+        queued = {item.text for item in self.journal.unfinished_outbox()}
+        for deal in self.book:
+            deal_id = deal.deal_id
+            row = self.board.get(deal_id)
+            if (deal.role != "payee" or deal.offer["from"] != self.did or row is None
+                    or row.status != "open" or self.board.published_statement(deal_id)):
+                continue
+            statement = self.keeper.statement_of(deal_id)
+            if statement is None:
+                continue
+            line = statement_line(deal_id, statement)
+            if line not in queued:
+                await self.outbox.publish(OFFER_ROOM, line, deal_id=deal_id)
+                self.events.publish(Notice("info", f"offer {deal_id[:10]}…: lock statement "
+                                           "published after the restart", deal_id=deal_id))
+
+    async def accept(self, offer_id: str, *, rail: str | None = None) -> DealView:
+        row = self.board.get(offer_id)
+        offer = self.board.offer_frame(offer_id)
+        record = self.board.offer_record(offer_id)
+        if row is None or offer is None or record is None:
+            raise EngineError("no such offer on the board")
+        if row.mine:
+            raise EngineError("this is your own offer")
+        if offer_id in self.book:
+            raise EngineError("you already took part in this offer")
+        now = self.now_ms()
+        if row.status != "open" or now >= offer["expiresMs"]:
+            raise EngineError(f"the offer is {row.status if row.status != 'open' else 'expired'}")
+        if not validate_deadlines(offer, now, MIN_CLAIM_WINDOW_MS, MIN_REFUND_GAP_MS):
+            raise EngineError("the deadlines leave less than a minute to claim or to refund")
+        usable = [r for r in offer["rails"] if r in self.rails]
+        if not usable:
+            raise EngineError("none of the offered rails is set up in this wallet")
+        if rail is not None and rail not in usable:
+            raise EngineError(f"rail {rail} is not offered or not set up here")
+        role = "payee" if offer["role"] == "payer" else "payer"
+        nonce = _secrets.token_hex(8)
+        secret_plan = None
+        key_plan = PaymentKeyPlan(offer_id=offer_id, nonce=nonce) if offer["lock"] == "point" \
+            else None
+        if role == "payee":
+            secret_plan = SecretPlan(offer_id=offer_id, nonce=nonce, lock=offer["lock"])
+            statement = self.keeper.mint(secret_plan)  # durably in the vault before publishing
+            crashpoint("after-secret-derived")
+        else:
+            published = self.board.published_statement(offer_id)
+            if published is None:
+                raise EngineError("the payee has not published its lock statement yet")
+            statement = published
+        try:
+            accept = make_accept(offer, from_=self.did, statement=statement, nonce=nonce,
+                                 payment_key=self.keeper.payment_public_key(key_plan)
+                                 if key_plan else None)
+            line = encode_frame(accept)
+        except TclkError as exc:
+            raise EngineError(str(exc)) from None
+        self.book.journal_deal(offer_id, role, record, secret_plan, key_plan)
+        deal = self.book.open_accepted(offer_id, role, record)
+        await self.outbox.publish(OFFER_ROOM, line, deal_id=offer_id)
+        return deal.view()

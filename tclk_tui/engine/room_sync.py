@@ -1,0 +1,246 @@
+"""Following the venue: the offer board and every live deal room, journaled and routed.
+
+Each signed record is journaled before it is folded in (evidence outlives the venue's
+retention), then routed: board records to the board and to the deals they name, room records to
+their deal. Gaps, epochs, rate limits and rejects become events and the venue status.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+from tclk_tui.engine.background import Background
+from tclk_tui.engine.board import OffersBoard
+from tclk_tui.engine.deal import DealSession
+from tclk_tui.engine.deal_book import DealBook
+from tclk_tui.engine.events import EventBus, Notice, VenueState, VenueStatus
+from tclk_tui.engine.evidence import Evidence
+from tclk_tui.protocol.codec import try_decode_frame
+from tclk_tui.protocol.naming import OFFER_ROOM
+from tclk_tui.protocol.transcript import TranscriptRecord, VerifyResult
+from tclk_tui.store.journal import Journal
+from tclk_tui.technocore.client import VenueClient
+from tclk_tui.technocore.errors import VenueError
+from tclk_tui.technocore.follow import (
+    Backoff,
+    EpochChange,
+    FollowEvent,
+    RecordsEvent,
+    Rejected,
+    RingGap,
+    WaitNotHeld,
+)
+from tclk_tui.technocore.records import VenueRecord
+
+READ_LIMIT = 200
+RETRY_S = 2.0
+
+
+class RoomSync:
+    def __init__(self, *, did: str, client: VenueClient, journal: Journal, board: OffersBoard,
+                 book: DealBook, evidence: Evidence, events: EventBus,
+                 background: Background, now_ms: Callable[[], int],
+                 on_new_senders: Callable[[], None]) -> None:
+        self.did = did
+        self.client = client
+        self.journal = journal
+        self.board = board
+        self.book = book
+        self.evidence = evidence
+        self.events = events
+        self.background = background
+        self.now_ms = now_ms
+        self._on_new_senders = on_new_senders
+        self.status = VenueStatus("connecting")
+        self.following = False
+        self._followed: set[str] = set()
+
+    # -- the journal, at start-up -----------------------------------------------------------
+
+    def replay_journal(self, restored: list[DealSession]) -> None:
+        """Fold the journaled records into the board and the restored deals.
+
+        The board once (it routes every accept and board cancel), then each deal's room; the
+        journal row is written last so a settled deal never reads as merely accepted.
+        """
+        board = self.evidence.records(OFFER_ROOM)
+        self.board.ingest(board, now_ms=self.now_ms())
+        self.route_board(board)
+        for deal in restored:
+            if deal.room:
+                deal.ingest_room(self.evidence.records(deal.room))
+            self.book.sync_row(deal)
+
+    # -- reading the venue ----------------------------------------------------------------------
+
+    async def sync(self) -> None:
+        """Read the board and every live deal room once, whole (export), and fold them in."""
+        export = await self.client.export(OFFER_ROOM)
+        for bad in export.malformed:
+            self.board_reject(bad.reason, bad.seq, bad.raw)
+        self.ingest(OFFER_ROOM, list(export.records), export.generation)
+        for deal in self.book:
+            if deal.room and not deal.state.terminal:
+                room_export = await self.client.export(deal.room)
+                self.ingest(deal.room, list(room_export.verified), room_export.generation)
+        await self.check_locks()
+        self.set_status("following" if self._followed else "connecting", "")
+
+    def ingest(self, room: str, records: list[VenueRecord], generation: int | None, *,
+               complete: bool = True) -> None:
+        """Journal, then fold in, records of one room in venue order.
+
+        `complete` says nothing unread lies between the journal's cursor and these records, so
+        the cursor may move past them; records at or below the cursor are journaled already.
+        """
+        signed = [r for r in records if r.verified]
+        cursor = self.journal.cursor(room)
+        done = cursor.seq if cursor is not None and cursor.generation == (generation or 0) else 0
+        self.evidence.add([r for r in signed if r.seq > done])
+        if complete and signed and signed[-1].seq > done:
+            self.journal.set_cursor(room, generation or 0, signed[-1].seq)
+        transcript = [r.transcript for r in signed]
+        if room == OFFER_ROOM:
+            for record in transcript:
+                pending = self.book.pending_offers.pop(record.line, None)
+                if pending is not None and record.sender == self.did:
+                    self.book.adopt_offer(pending[0], pending[1], record)
+            # The board sees unverified records too, so it can count them by reason.
+            changed = self.board.ingest(
+                [r.transcript for r in records], now_ms=self.now_ms(),
+                verdicts=[VerifyResult(r.verified, r.unverified_reason) for r in records])
+            if changed.added or changed.updated or changed.rejected:
+                self.events.publish(changed)
+            self.route_board(transcript)
+            if changed.added and self.following:
+                self._on_new_senders()
+        else:
+            for deal in self.book:
+                if deal.room == room:
+                    deal.ingest_room(transcript)
+                    self.book.sync_row(deal)
+
+    def board_reject(self, reason: str, seq: int | None, raw: object) -> None:
+        """A board item the venue client could not even read as a record: count it too."""
+        changed = self.board.reject(reason, key=(seq, str(raw)[:256]))
+        if changed.rejected:
+            self.events.publish(changed)
+
+    def route_board(self, transcript: list[TranscriptRecord]) -> None:
+        """Hand each accept and board cancel to the deal it names."""
+        for record in transcript:
+            frame = try_decode_frame(record.line)
+            if frame is None:
+                continue
+            if frame["type"] == "accept":
+                deal = self.book.get(frame["ref"])
+                if deal is not None and deal.ingest_board(record):
+                    self.book.sync_row(deal)
+                    if self.following:
+                        self.follow(deal.room)
+            elif frame["type"] == "cancel":
+                deal = self.book.get(frame["contract"])
+                if deal is not None and deal.ingest_board(record):
+                    self.book.sync_row(deal)
+
+    async def on_own_record(self, record: VenueRecord) -> None:
+        """Our own confirmed line: fold it in now rather than waiting for the follower, after
+        whatever the venue ordered before it (a competing accept, the counterparty's cancel)."""
+        earlier = await self._unread_before(record)
+        self.ingest(record.room, [*(earlier or []), record], record.generation,
+                    complete=earlier is not None)
+        await self.check_locks()
+
+    async def _unread_before(self, record: VenueRecord) -> list[VenueRecord] | None:
+        """What the venue stored between our cursor and our own line; None if unreadable."""
+        cursor = self.journal.cursor(record.room)
+        generation = record.generation or 0
+        since = cursor.seq if cursor is not None and cursor.generation == generation else 0
+        if record.seq <= since + 1:
+            return []
+        try:
+            view = await self.client.read(record.room, since=since, limit=READ_LIMIT)
+            if view.first_seq is not None and view.first_seq > since + 1:  # more than a page
+                export = await self.client.export(record.room)
+                return [r for r in export.records if since < r.seq < record.seq]
+        except VenueError as exc:
+            self.events.publish(Notice("warning", f"could not read {record.room} before our "
+                                       f"own line: {exc}; the follower will fill it in"))
+            return None
+        return [r for r in view.records if since < r.seq < record.seq]
+
+    async def check_locks(self) -> None:
+        """As payee, check each new lock on its rail before anyone is asked to reveal."""
+        for deal in self.book:
+            state = deal.state
+            if (deal.role == "payee" and state.status == "locked"
+                    and (deal.lock_check is None or deal.lock_check.ref != state.rail_ref)):
+                await deal.check_lock()
+                deal._announce(False)
+
+    # -- following --------------------------------------------------------------------------
+
+    def start_following(self) -> None:
+        self.following = True
+        self.follow(OFFER_ROOM)
+        for deal in self.book:
+            if deal.room and not deal.state.terminal:
+                self.follow(deal.room)
+
+    def follow(self, room: str | None) -> None:
+        if room is None or room in self._followed or self.background.closed:
+            return
+        self._followed.add(room)
+        self.background.spawn(self._follow_room(room))
+
+    async def _follow_room(self, room: str) -> None:
+        cursor = self.journal.cursor(room)
+        since = cursor.seq if cursor else None
+        generation = cursor.generation if cursor else None
+        while not self.background.closed:
+            try:
+                follower = self.client.follow(room, since=since, generation=generation)
+                async for event in follower:
+                    await self._on_follow_event(room, event)
+                    # Only after the event is folded in: a batch that failed is read again.
+                    since, generation = follower.cursor, follower.generation
+            except VenueError as exc:
+                self.set_status("reconnecting", f"{room}: {exc}")
+                await asyncio.sleep(RETRY_S)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # a follower must never die silently
+                self.events.publish(Notice("error", f"following {room} failed: {exc}"))
+                await asyncio.sleep(RETRY_S)
+
+    async def _on_follow_event(self, room: str, event: FollowEvent) -> None:
+        if isinstance(event, RecordsEvent):
+            self.ingest(room, list(event.records), event.generation)
+            await self.check_locks()
+            if self.status.state != "following":
+                self.set_status("following", "")
+        elif isinstance(event, RingGap):
+            if event.lost > 0:
+                self.set_status("gap-detected",
+                                f"{room}: {event.lost} records dropped before they were read")
+                self.events.publish(Notice("warning", f"ring gap in {room}: records "
+                                           f"{event.expected}..{event.got - 1} not all read"))
+        elif isinstance(event, EpochChange):
+            self.events.publish(Notice("warning", f"{room} was reaped and recreated "
+                                       f"(generation {event.old} -> {event.new})"))
+        elif isinstance(event, WaitNotHeld):
+            self.set_status("rate-limited", f"{room}: the venue did not hold the wait")
+        elif isinstance(event, Backoff):
+            self.set_status("reconnecting", f"{room}: {event.error}")
+        elif isinstance(event, Rejected):
+            if room == OFFER_ROOM:
+                self.board_reject(event.reason, event.seq, event.raw)
+            else:
+                self.events.publish(Notice("warning", f"{room}: rejected record: {event.reason}"))
+
+    def set_status(self, state: VenueState, detail: str) -> None:
+        status = VenueStatus(state, detail)
+        if status != self.status:
+            self.status = status
+            self.events.publish(status)

@@ -1,0 +1,91 @@
+"""The vault as the operator sees it: its health, the secrets it holds, and the gates that
+show one (the master seed for a backup, a deal's secret) or replace the seed."""
+
+from __future__ import annotations
+
+import secrets as _secrets
+from collections.abc import Callable
+
+from tclk_tui.engine.deal_book import DealBook
+from tclk_tui.engine.errors import EngineError
+from tclk_tui.engine.gates import GateFact, GateRefused, GateRequest
+from tclk_tui.engine.keeper import VaultKeeper
+from tclk_tui.engine.views import HeldSecret, VaultStatus
+from tclk_tui.vault.errors import VaultError
+from tclk_tui.vault.seed import Vault
+
+SEED_BACKUP_CODE = "backup"
+
+
+class SecretGates:
+    def __init__(self, vault: Vault, keeper: VaultKeeper, book: DealBook,
+                 now_ms: Callable[[], int]) -> None:
+        self.vault = vault
+        self.keeper = keeper
+        self.book = book
+        self.now_ms = now_ms
+
+    def vault_status(self) -> VaultStatus:
+        try:
+            healthy = self.vault.has_seed()
+            detail = self.vault.describe()
+        except VaultError as exc:
+            return VaultStatus(backend=type(self.vault.backend).__name__, healthy=False,
+                               detail=str(exc))
+        return VaultStatus(backend=self.vault.backend.describe(), healthy=healthy, detail=detail)
+
+    def held_secrets(self) -> list[HeldSecret]:
+        held = [HeldSecret(name="master seed", deal_id="", kind="master", statement=None)]
+        for deal_id, plan in self.keeper.held().items():
+            deal = self.book.get(deal_id)
+            statement = deal.state.statement if deal and deal.state.statement else None
+            held.append(HeldSecret(name=f"{plan.lock} secret of {deal_id[:12]}…",
+                                   deal_id=deal_id,
+                                   kind="preimage" if plan.lock == "hash" else "witness",
+                                   statement=statement))
+        return held
+
+    def request_seed_backup(self) -> GateRequest:
+        facts = (GateFact("what", None, "the master seed restores every deal secret"),
+                 GateFact("where", None, "it is shown once, on this screen only"),
+                 GateFact("fingerprint", None, self.vault.seed_fingerprint()))
+        return GateRequest(action="seed-backup", deal_id="", contract=None, facts=facts,
+                           confirm_code=SEED_BACKUP_CODE, created_ms=self.now_ms(),
+                           token=_secrets.token_hex(8))
+
+    def confirm_seed_backup(self, request: GateRequest, typed_code: str = "") -> str:
+        if request.action != "seed-backup":
+            raise GateRefused("not a seed backup request")
+        if typed_code.strip().lower() != SEED_BACKUP_CODE:
+            raise GateRefused(f"type {SEED_BACKUP_CODE} to show the seed")
+        return self.vault.export_seed()
+
+    def restore_seed(self, text: str) -> str:
+        try:
+            return self.vault.restore_seed(text, replace=True)
+        except VaultError as exc:
+            raise EngineError(str(exc)) from None
+
+    def request_secret_reveal(self, deal_id: str) -> GateRequest:
+        deal = self.book.find(deal_id)
+        blockers = [] if self.keeper.deal_secret(deal.deal_id) else ["no secret held for it"]
+        code = (deal.state.contract or deal.deal_id)[2:6]
+        facts = (GateFact("deal", None, deal.deal_id[:18] + "…"),
+                 GateFact("status", None, deal.state.status),
+                 GateFact("risk", None if deal.state.status in ("claimed",) else False,
+                          "anyone who sees it can claim before you" if deal.state.status ==
+                          "locked" else "shown on this screen only"))
+        return GateRequest(action="secret-reveal", deal_id=deal.deal_id,
+                           contract=deal.state.contract, facts=facts,
+                           blockers=tuple(blockers), confirm_code=code,
+                           created_ms=self.now_ms(), token=_secrets.token_hex(8))
+
+    def confirm_secret_reveal(self, request: GateRequest, typed_code: str) -> str:
+        if request.action != "secret-reveal" or request.blockers:
+            raise GateRefused("; ".join(request.blockers) or "not a secret reveal request")
+        if typed_code.strip().lower() != request.confirm_code:
+            raise GateRefused(f"type {request.confirm_code} to show the secret")
+        secret = self.keeper.deal_secret(request.deal_id)
+        if secret is None:
+            raise GateRefused("no secret held for this deal")
+        return secret
