@@ -17,10 +17,11 @@ import json
 import sys
 from pathlib import Path
 
+from tclk_tui.engine.commands import deal_summary
 from tclk_tui.engine.errors import EngineError
 from tclk_tui.engine.gates import GateRefused
 from tclk_tui.engine.views import DealView
-from tclk_tui.engine.wallet import Wallet, deal_summary, wall_clock_ms
+from tclk_tui.engine.wallet import Wallet, wall_clock_ms
 from tests.engine.helpers import draft, open_wallet
 
 USAGE = "usage: crash_driver <venue_url> <data_dir> <profile> offer-payee|accept|lock|reveal [id]"
