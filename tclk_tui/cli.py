@@ -2,13 +2,16 @@
 
 Every engine subcommand, its options and its `--help` are generated from the command registry
 (`tclk_tui.engine.commands.REGISTRY`) and dispatched through `run_command`; only the commands
-that are not engine operations (the app, the demo, the rehearsal venue, the vault's
-interactive doctor/backup/restore) are written here by hand.
+that are not engine operations (the app, the demo, the rehearsal venue, the daemon's
+run/status/stop, the agents' manifests, the vault's interactive doctor/backup/restore) are
+written here by hand, thin.
 
 Output is for humans by default (`tclk_tui.cli_text`) and the command's JSON answer with
-`--json`. Errors are one line on stderr, or `{"error": {"kind", "message", ...}}` on stdout
-with `--json`; the exit status is 1 for a refusal and 2 for a usage error (argparse's own
-included), never a traceback.
+`--json`. A gated command asked without its confirmation flag performs nothing and is reported
+as an error carrying the engine's facts (`confirmation-required`, exit 2, or `refused`, exit 1,
+when a blocker stands). Errors are one line on stderr, or `{"error": {"kind", "message", ...}}`
+on stdout with `--json`; the exit status is 1 for a refusal and 2 for a usage error (argparse's
+own included), never a traceback.
 """
 
 from __future__ import annotations
@@ -379,11 +382,13 @@ def _add_param(parser: argparse.ArgumentParser, param: Param) -> None:
 
 
 def _description(command: Command) -> str:
-    text = f"{command.summary}."
-    if command.gated:
-        text += (f" Gated: without {_flag(command.param(command.confirm or ''))} it performs "
-                 "nothing and states the facts the engine checked.")
-    return text + f" With --json it answers {command.result}."
+    if not command.gated:
+        return f"{command.summary}. With --json it answers {command.result}."
+    flag = _flag(command.param(command.confirm or ""))
+    return (f"{command.summary}. Gated: without {flag} it performs nothing, prints the facts "
+            "the engine checked and exits 2 (1 if a blocker stands); with --json that is an "
+            "error of kind confirmation-required (or refused) carrying the gate. Confirmed, "
+            "--json answers the deal summary with performed: true.")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -329,6 +329,9 @@ def _offer_id(wallet: Wallet, prefix: str) -> str:
 
 # -- the commands -------------------------------------------------------------------------------
 
+_GATED_RESULT = ("the deal summary with performed: true; unconfirmed, {performed: false, gate: "
+                 "{action, deal, contract, allowed, blockers, late, facts: [{label, ok, "
+                 "detail}], confirm: {param, code_required, prompt}}}")
 _DEAL = Param("deal", str, "deal: offer id, contract id, or a unique prefix of either",
               required=True, positional=True)
 _YES = Param("yes", bool, "confirm after reading the facts the command states without it",
@@ -479,7 +482,7 @@ LOCK = Command(
     (_DEAL,
      Param("rail", str, "lock on this offered rail (default: the first one set up here)"),
      _YES),
-    "without yes {performed: false, gate}; with it the deal summary and performed: true",
+    _GATED_RESULT,
     gated=True, run=_lock, confirm="yes")
 REVEAL = Command(
     "reveal", "reveal the secret to claim (payee)",
@@ -487,15 +490,15 @@ REVEAL = Command(
      Param("confirm", str, "the first 8 hex of the contract id, typed to confirm",
            metavar="HEX8"),
      Param("late", bool, "acknowledge a reveal past claimByMs", default=False)),
-    "without confirm {performed: false, gate}; with it the deal summary and performed: true",
+    _GATED_RESULT,
     gated=True, run=_reveal, confirm="confirm")
 REFUND = Command(
     "refund", "refund after the window opens (payer)", (_DEAL, _YES),
-    "without yes {performed: false, gate}; with it the deal summary and performed: true",
+    _GATED_RESULT,
     gated=True, run=_simple_gate("refund"), confirm="yes")
 CANCEL = Command(
     "cancel", "cancel before any lock", (_DEAL, _YES),
-    "without yes {performed: false, gate}; with it the deal summary and performed: true",
+    _GATED_RESULT,
     gated=True, run=_simple_gate("cancel"), confirm="yes")
 STATUS = Command(
     "status", "one deal's state, deadlines and transcript", (_DEAL,),

@@ -105,6 +105,9 @@ async def test_gate_without_confirmation_and_answers_equal_the_engines(venue, ho
     assert error["gate"]["allowed"] is True and error["gate"]["facts"]
     code, _out, err = await run("alice", "lock", deal[:12])
     assert code == 2 and "[ok] rail offered: paper" in err and "--yes" in err
+    code, answer, err = await run("alice", "refund", deal[:12], "--json")
+    assert code == 1 and answer["error"]["kind"] == "refused"
+    assert "the contract is accepted, not locked" in answer["error"]["gate"]["blockers"]
 
     cli_answers = {}
     for name, args in [("status", [deal[:12]]), ("deals", []), ("identity", []),
