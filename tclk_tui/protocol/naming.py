@@ -147,11 +147,24 @@ def decode_paper_record(value: object) -> dict[str, Any] | None:
     return record
 
 
+_PAPER_REFERENCE_NAMES: Final = {"refundAfterMs": "refund_after_ms"}
+
+
 def encode_paper_record(record: Mapping[str, Any]) -> str:
     """The single-line paper-rail record, refusing anything `decode_paper_record` would not read.
 
-    The error never repeats the record: after a claim it holds the secret.
+    Takes the keys `decode_paper_record` returns or the reference's (`refundAfterMs`), as the
+    frame builders do. The error never repeats the record: after a claim it holds the secret.
     """
+    fields: dict[str, Any] = {}
+    for name, value in record.items():
+        if value is None:
+            continue
+        key = _PAPER_REFERENCE_NAMES.get(name, name)
+        if key in fields and fields[key] != value:
+            raise TclkError(f"tclk: paper record gives {key} twice, with different values")
+        fields[key] = value
+    record = fields
     refund_after_ms = record.get("refund_after_ms")
     if type(refund_after_ms) is not int:
         raise TclkError("tclk: paper record refund_after_ms must be a positive unix-ms integer")
@@ -166,6 +179,6 @@ def encode_paper_record(record: Mapping[str, Any]) -> str:
     if secret is not None:
         parts.append(str(secret))
     line = " ".join(parts)
-    if decode_paper_record(line) != {k: v for k, v in record.items() if v is not None}:
+    if decode_paper_record(line) != record:
         raise TclkError("tclk: paper record is not well-formed")
     return line

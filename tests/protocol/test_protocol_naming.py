@@ -155,6 +155,19 @@ def test_paper_record_round_trips() -> None:
     assert decode_paper_record(encode_paper_record(refunded)) == refunded
 
 
+
+def test_paper_record_takes_the_references_names_and_the_decoders_keys() -> None:
+    reference = {"status": "claimed", "lock": "hash", "statement": HASH, "refundAfterMs": 10,
+                 "secret": SECRET}
+    line = encode_paper_record(reference)
+    assert line == f"tclkpaper1 claimed hash {HASH} 10 {SECRET}"
+    assert encode_paper_record(decode_paper_record(line)) == line
+    assert encode_paper_record({**reference, "refund_after_ms": 10}) == line
+    with pytest.raises(TclkError, match="refund_after_ms twice") as raised:
+        encode_paper_record({**reference, "refund_after_ms": 11})
+    assert SECRET not in str(raised.value)
+
+
 @pytest.mark.parametrize(
     "line",
     [
