@@ -29,6 +29,7 @@ from tclk_tui.engine.gates import GateRequest
 from tclk_tui.engine.keeper import VaultKeeper
 from tclk_tui.engine.offers import OfferDesk
 from tclk_tui.engine.outbox import Outbox
+from tclk_tui.engine.paths import make_private_dir
 from tclk_tui.engine.room_sync import RoomSync
 from tclk_tui.engine.secrets_gates import SecretGates
 from tclk_tui.engine.views import (
@@ -120,6 +121,7 @@ class Wallet:
                    rails: Mapping[str, SettlementRail] | None = None,
                    follow: bool = True) -> Wallet:
         profile_dir = Path(data_dir) / profile
+        make_private_dir(profile_dir)
         lock = take_profile_lock(profile_dir)  # before the journal: one owner per profile
         try:
             wallet = await cls._open_locked(profile, profile_dir, venue_url=venue_url,

@@ -300,8 +300,11 @@ class FileVaultBackend:
 
     def _ensure_dir(self) -> None:
         directory = self._path.parent
-        if not directory.exists():
-            directory.mkdir(parents=True, mode=0o700, exist_ok=True)
+        missing = [d for d in (directory, *directory.parents) if not d.exists()]
+        for created in reversed(missing):  # every directory made here is 0700, parents too
+            with contextlib.suppress(FileExistsError):
+                created.mkdir(mode=0o700)
+                os.chmod(created, 0o700)
 
     def _write_atomically(self, image: bytes) -> None:
         directory = self._path.parent
