@@ -139,7 +139,7 @@ class FileVaultBackend:
             return FileVaultInfo(str(self._path), exists=True, problem=exc.strerror or "unreadable")
         mode = stat.S_IMODE(st.st_mode)
         try:
-            header = parse_header(self._path.read_bytes())
+            header = parse_header(_read_regular(self._path))
         except VaultError as exc:
             return FileVaultInfo(str(self._path), True, mode, st.st_size, problem=str(exc))
         except OSError as exc:
@@ -233,7 +233,7 @@ class FileVaultBackend:
 
     def _read_image(self) -> bytes | None:
         try:
-            return self._path.read_bytes()
+            return _read_regular(self._path)
         except FileNotFoundError:
             return None
         except OSError as exc:
@@ -325,6 +325,34 @@ class FileVaultBackend:
                 os.unlink(tmp_name)
             raise
         _fsync_dir(directory)
+
+
+_MAX_IMAGE = 65 * 1024**2  # the format's body cap plus room for the header
+
+
+def _read_regular(path: Path) -> bytes:
+    """The file's bytes, refusing at once what is not a regular file.
+
+    A FIFO would block the open (or the read) until someone writes to it, and `/dev/zero` would
+    be read until memory runs out: both are opened without blocking, seen by `fstat`, and
+    refused with a sentence. A regular file larger than any vault could be is refused too.
+    """
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            kind = ("a FIFO" if stat.S_ISFIFO(st.st_mode) else "a device"
+                    if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode)
+                    else "a directory" if stat.S_ISDIR(st.st_mode) else "not a file")
+            raise VaultUnavailable(f"vault path {path} is {kind}, not a regular file: "
+                                   "point the vault at a file")
+        if st.st_size > _MAX_IMAGE:
+            raise VaultUnavailable(f"vault file {path} is {st.st_size} bytes, larger than any "
+                                   "vault: not a vault file")
+        with os.fdopen(os.dup(fd), "rb") as handle:
+            return handle.read(_MAX_IMAGE + 1)
+    finally:
+        os.close(fd)
 
 
 def _fsync_dir(directory: Path) -> None:
