@@ -297,6 +297,8 @@ def parse_transcript_export(room: str, jsonl: str) -> list[TranscriptRecord]:
             continue
         try:
             message = json.loads(row, parse_constant=_reject_constant)
+        except RecursionError:
+            raise TclkError(f"tclk: transcript export line {index} is nested too deeply") from None
         except ValueError:
             raise TclkError(f"tclk: transcript export line {index} is not JSON") from None
         try:

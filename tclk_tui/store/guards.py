@@ -93,7 +93,7 @@ def check_outbox_text(text: str, secret_ref: str | None) -> None:
         return
     try:
         frame = json.loads(text[len(FRAME_PREFIX) :])
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
         return
     if not isinstance(frame, dict):
         return

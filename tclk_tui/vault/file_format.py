@@ -186,7 +186,7 @@ def decode_entries(plaintext: bytes) -> tuple[dict[str, SecretValue] | None, str
     """Parse decrypted contents into (entries, None) or (None, problem); never raises."""
     try:
         body = json.loads(plaintext)
-    except (UnicodeDecodeError, json.JSONDecodeError):
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
         return None, "vault contents are not the expected JSON"
     if not isinstance(body, dict) or body.get("format") != 1:
         return None, "vault contents have an unknown layout"

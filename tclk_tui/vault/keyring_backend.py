@@ -273,7 +273,7 @@ class KeyringVaultBackend:
             return set()
         try:
             data = json.loads(text)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError, TypeError):
             raise VaultCorrupt(f"keyring entry index of '{self._service}' is not JSON") from None
         if (
             not isinstance(data, dict)
