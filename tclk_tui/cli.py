@@ -77,10 +77,26 @@ def open_profile_vault(args: argparse.Namespace):
     from tclk_tui.vault.chooser import open_vault, vault_file_path
 
     home = data_dir(args)
-    return open_vault(args.profile, home, prefer=args.vault,
-                      passphrase=_passphrase_prompt(args.profile,
-                                                    vault_file_path(args.profile, home)),
+    # An explicit --passphrase-env is the operator's choice even on a terminal: no prompt then.
+    prompt = None if args.passphrase_env else _passphrase_prompt(
+        args.profile, vault_file_path(args.profile, home))
+    return open_vault(args.profile, home, prefer=args.vault, passphrase=prompt,
                       passphrase_env=args.passphrase_env)
+
+
+def need_terminal(what: str) -> None:
+    """The app draws on a terminal and reads keys from it; without one, say so and stop."""
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise CommandError("usage", f"{what} needs an interactive terminal (stdin and stdout "
+                           "are not one); for headless use run a subcommand, see "
+                           "`tclk-tui --help`")
+
+
+def port_number(text: str) -> int:
+    """argparse type for a TCP port: 1..65535, said plainly."""
+    if not text.isascii() or not text.isdigit() or not 1 <= int(text) <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a TCP port (1-65535)")
+    return int(text)
 
 
 async def open_wallet(args: argparse.Namespace, *, follow: bool = False):
@@ -226,6 +242,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         return 0 if status == "claimed" else EXIT_REFUSED
     from tclk_tui.tui.run import run_demo_app
 
+    need_terminal("the demo app (or use `demo --headless`)")
     run_demo_app()
     return 0
 
@@ -302,6 +319,7 @@ def cmd_app(args: argparse.Namespace) -> int:
         raise CommandError("usage", "the app has no JSON output: name a subcommand")
     from tclk_tui.tui.run import run_wallet_app
 
+    need_terminal("the wallet app")
     run_wallet_app(args, open_wallet)
     return 0
 
@@ -417,7 +435,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--headless", action="store_true", help="no screen: print the transcript")
     p = add("venue", cmd_venue, "serve a local rehearsal venue")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default loopback)")
-    p.add_argument("--port", type=int, default=8080, help="port to listen on (default 8080)")
+    p.add_argument("--port", type=port_number, default=8080,
+                   help="port to listen on (default 8080)")
     p.add_argument("--data-dir", help="persist rooms and notes in this directory")
     p = add("daemon", cmd_daemon, "own the profile headless and serve the control socket")
     p.add_argument("daemon_command", nargs="?", choices=("run", "status", "stop"),
@@ -447,6 +466,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _refusal(exc: Exception) -> CommandError:
     """The last line of defence: any failure as one CommandError, never a traceback."""
+    while isinstance(exc, ExceptionGroup) and len(exc.exceptions) == 1:
+        exc = exc.exceptions[0]  # a task group's one failure is the failure
     mapped = as_command_error(exc)
     if mapped is not None:
         return mapped

@@ -14,6 +14,7 @@ from tclk_tui.engine.crash import crashpoint
 from tclk_tui.engine.deal_book import DealBook
 from tclk_tui.engine.errors import EngineError
 from tclk_tui.engine.events import EventBus, Notice
+from tclk_tui.engine.inert import clean
 from tclk_tui.engine.keeper import PaymentKeyPlan, SecretPlan, VaultKeeper
 from tclk_tui.engine.outbox import Outbox
 from tclk_tui.engine.views import DealView, FieldProblem, OfferDraft
@@ -73,6 +74,9 @@ class OfferDesk:
             problems.append(FieldProblem("expires_in_s", "the offer must expire before claimByMs"))
         if draft.job and ":" not in draft.job:
             problems.append(FieldProblem("job", "proto:id, e.g. a2a:task-42"))
+        elif draft.job and clean(draft.job) != draft.job:
+            problems.append(FieldProblem("job", "control or invisible characters are not "
+                                         f"allowed: {clean(draft.job, max_len=60)}"))
         return problems
 
     async def post(self, draft: OfferDraft) -> DealView:

@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Literal
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 import httpx
 
@@ -124,6 +124,36 @@ class VenueSettings:
         return self.settings.get(name, default)
 
 
+def check_venue_url(url: object) -> str:
+    """The venue's base URL without its trailing slash, or ValueError with a sentence.
+
+    Checked before any request, so a typo is one clear refusal instead of an error from deep in
+    the HTTP stack: http(s) only, a host, a port in 1..65535, no credentials, query or fragment,
+    nothing invisible.
+    """
+    if not isinstance(url, str) or not url.isascii() or not url.isprintable() or " " in url:
+        raise ValueError("the venue URL must be plain text without spaces, e.g. "
+                         "https://technocore.chat")
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as exc:
+        if "port" in str(exc).lower():
+            raise ValueError(f"the venue URL {url!r} has a bad port: use 1-65535") from None
+        raise ValueError(f"the venue URL {url!r} is not a valid URL ({exc})") from None
+    if parts.scheme not in ("http", "https"):
+        raise ValueError(f"the venue URL {url!r} must start with http:// or https://")
+    if not parts.hostname:
+        raise ValueError(f"the venue URL {url!r} names no host")
+    if port is not None and not 1 <= port <= 65535:
+        raise ValueError(f"the venue URL {url!r} has port {port}: use 1-65535")
+    if parts.username is not None or parts.password is not None:
+        raise ValueError("the venue URL must not carry a user name or password")
+    if parts.query or parts.fragment:
+        raise ValueError(f"the venue URL {url!r} must not have a query or fragment")
+    return url.rstrip("/")
+
+
 def encode_segment(text: str) -> str:
     """Percent-encode a path segment for the GET lanes (dots too: clients normalise `..`)."""
     return quote(text, safe="").replace(".", "%2E")
@@ -142,9 +172,7 @@ class VenueClient:
         *,
         timeout_s: float = 15.0,
     ) -> None:
-        if not base_url.startswith(("http://", "https://")):
-            raise ValueError("venue base_url must be an http(s) URL")
-        self.base_url = base_url.rstrip("/")
+        self.base_url = check_venue_url(base_url)
         self.identity = identity
         self.retry = retry if retry is not None else RetryPolicy()
         self.timeout_s = timeout_s
