@@ -13,10 +13,7 @@ import httpx
 
 from tclk_tui.engine.wallet import Wallet
 from tclk_tui.protocol.naming import deal_room
-from tclk_tui.vault.file_backend import FileVaultBackend
-from tclk_tui.vault.file_format import KdfParams
-from tclk_tui.vault.seed import Vault
-from tests.cli.helpers import run_cli
+from tests.cli.helpers import run_cli, vault_of
 
 OSC = "\x1b]52;c;aGVsbG8=\x07\x1b]0;pwned\x07\x9b2J\u202e"
 
@@ -45,9 +42,8 @@ async def test_status_and_audit_show_hostile_text_as_visible_escapes(venue, home
     assert code == 0, err
     contract = json.loads(out)["contract"]
 
-    vault = Vault(FileVaultBackend(home / "bob.vault", passphrase=lambda: "pw",
-                                   kdf=KdfParams.minimum()), profile="bob")
-    bob = await Wallet.open("bob", venue_url=venue.url, data_dir=home, vault=vault)
+    bob = await Wallet.open("bob", venue_url=venue.url, data_dir=home,
+                            vault=vault_of(home, "bob"))
     try:
         for line in _hostile_lines(bob.did, contract):
             await bob.client.post(deal_room(contract), line)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.test_cli_deal import PASS_ENV, _cli, _make_vault, home  # noqa: F401
+from tests.cli.helpers import PASS_ENV, make_vault, run_cli
 
 
 def _run(home_dir: Path, *args: str, stdin=subprocess.DEVNULL) -> subprocess.CompletedProcess:
@@ -58,7 +58,7 @@ def test_the_app_without_a_terminal_says_so(tmp_path, args):
 
 
 def test_passphrase_env_is_honoured_on_a_terminal(tmp_path):
-    _make_vault(tmp_path, "default")
+    make_vault(tmp_path, "default")
     main_fd, child_fd = pty.openpty()
     env = dict(os.environ, **{PASS_ENV: "pw"})
     proc = subprocess.Popen([sys.executable, "-m", "tclk_tui.cli", "--home", str(tmp_path),
@@ -85,8 +85,8 @@ def test_passphrase_env_is_honoured_on_a_terminal(tmp_path):
     assert proc.returncode == 0 and b"tclk-seed1 " in seen, seen
 
 
-async def test_control_characters_in_job_are_refused(venue, home):  # noqa: F811
-    code, _out, err = await _cli(venue.url, home, "alice", "offer", "--amount", "1000",
+async def test_control_characters_in_job_are_refused(venue, home):
+    code, _out, err = await run_cli(venue.url, home, "alice", "offer", "--amount", "1000",
                                  "--asset", "FLOP", "--rails", "paper",
                                  "--job", "a2a:task\x1b]0;renamed\x07")
     assert code == 2 and "job: control or invisible characters are not allowed" in err
