@@ -31,6 +31,7 @@ from tclk_tui.protocol.codec import decode_frame
 from tclk_tui.protocol.didkey import DID_RE, public_key_from_did_key
 from tclk_tui.protocol.errors import TclkError
 from tclk_tui.protocol.ids import contract_id
+from tclk_tui.protocol.jsondepth import too_deep
 from tclk_tui.protocol.machine import (
     ContractState,
     ReadMapping,
@@ -296,6 +297,8 @@ def parse_transcript_export(room: str, jsonl: str) -> list[TranscriptRecord]:
         if js_trim(row) == "":
             continue
         try:
+            if too_deep(row):
+                raise RecursionError
             message = json.loads(row, parse_constant=_reject_constant)
         except RecursionError:
             raise TclkError(f"tclk: transcript export line {index} is nested too deeply") from None

@@ -16,6 +16,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from tclk_tui.protocol.jsondepth import too_deep
 from tclk_tui.store.errors import SecretRefused, StoreError
 
 SECRET_PLACEHOLDER = "{{vault-secret}}"  # noqa: S105 - a marker, deliberately not hex
@@ -92,6 +93,8 @@ def check_outbox_text(text: str, secret_ref: str | None) -> None:
     if not text.startswith(FRAME_PREFIX):
         return
     try:
+        if too_deep(text):
+            raise RecursionError
         frame = json.loads(text[len(FRAME_PREFIX) :])
     except (json.JSONDecodeError, RecursionError):
         return

@@ -13,6 +13,7 @@ import json
 from dataclasses import dataclass, field
 
 from tclk_tui.protocol.didkey import DID_RE
+from tclk_tui.protocol.jsondepth import too_deep
 from tclk_tui.protocol.transcript import (
     TranscriptRecord,
     transcript_record,
@@ -36,6 +37,8 @@ def _reject_constant(name: str) -> object:
 def loads_strict(data: bytes | str) -> object:
     """json.loads that refuses NaN/Infinity and survives hostile nesting or giant numbers."""
     try:
+        if too_deep(data):
+            raise RecursionError
         return json.loads(data, parse_constant=_reject_constant)
     except RecursionError as exc:
         raise ValueError("JSON nested too deeply") from exc

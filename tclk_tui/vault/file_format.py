@@ -48,6 +48,7 @@ import nacl.bindings
 import nacl.exceptions
 import nacl.pwhash.argon2id as argon2id
 
+from tclk_tui.protocol.jsondepth import too_deep
 from tclk_tui.vault.errors import VaultCorrupt, VaultTampered, VaultTruncated, WrongPassphrase
 from tclk_tui.vault.secret import SecretValue
 
@@ -185,6 +186,8 @@ def encode_entries(entries: Mapping[str, SecretValue]) -> bytes:
 def decode_entries(plaintext: bytes) -> tuple[dict[str, SecretValue] | None, str | None]:
     """Parse decrypted contents into (entries, None) or (None, problem); never raises."""
     try:
+        if too_deep(plaintext):
+            raise RecursionError
         body = json.loads(plaintext)
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
         return None, "vault contents are not the expected JSON"

@@ -36,6 +36,7 @@ import keyring.backends.fail
 import keyring.backends.null
 import keyring.errors
 
+from tclk_tui.protocol.jsondepth import too_deep
 from tclk_tui.vault.backend import check_profile, check_value, validate_entry_name
 from tclk_tui.vault.errors import (
     VaultCorrupt,
@@ -272,6 +273,8 @@ class KeyringVaultBackend:
         if text is None:
             return set()
         try:
+            if too_deep(text):
+                raise RecursionError
             data = json.loads(text)
         except (json.JSONDecodeError, RecursionError, TypeError):
             raise VaultCorrupt(f"keyring entry index of '{self._service}' is not JSON") from None
