@@ -66,6 +66,11 @@ def parse_statement_line(line: str) -> tuple[str, str] | None:
     return parts[0], parts[1]
 
 
+MAX_REJECT_REASONS = 64
+MAX_REJECT_REASON_CHARS = 240
+OTHER_REJECT_REASONS = "other reasons (not told apart past the first 64)"
+
+
 class OffersBoard:
     """Offers by id, their status, and a tally of rejected lines by reason."""
 
@@ -123,7 +128,7 @@ class OffersBoard:
                 updated.append(detail)
             else:
                 rejected += 1
-                self._rejected[detail] += 1
+                self._count_rejected(detail)
         return BoardChanged(added=tuple(added), updated=tuple(dict.fromkeys(updated)),
                             rejected=rejected)
 
@@ -133,8 +138,17 @@ class OffersBoard:
         if marker in self._seen:
             return BoardChanged()
         self._seen.add(marker)
-        self._rejected[reason] += 1
+        self._count_rejected(reason)
         return BoardChanged(rejected=1)
+
+    def _count_rejected(self, reason: str) -> None:
+        """Tally by reason, in bounded memory: strangers choose the reasons (every distinct
+        junk value makes a distinct one), so past `MAX_REJECT_REASONS` new reasons share one
+        bucket, and a reason is kept at most `MAX_REJECT_REASON_CHARS` long."""
+        reason = reason[:MAX_REJECT_REASON_CHARS]
+        if reason not in self._rejected and len(self._rejected) >= MAX_REJECT_REASONS:
+            reason = OTHER_REJECT_REASONS
+        self._rejected[reason] += 1
 
     def _ingest_one(self, record: TranscriptRecord,
                     verdict: VerifyResult) -> tuple[str, str] | None:

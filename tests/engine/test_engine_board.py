@@ -194,3 +194,20 @@ def test_verdicts_from_the_venue_client_are_used_not_recomputed():
     assert changed.rejected == 1 and board.rejected() == {"record is unsigned": 1}
     with pytest.raises(ValueError, match="one verdict per record"):
         board.ingest([record], 0, verdicts=[])
+
+
+def test_rejected_line_counts_stay_bounded_whatever_the_junk():
+    """Every distinct junk value makes a distinct reason; the tally must not grow with them."""
+    from tclk_tui.engine.board import MAX_REJECT_REASON_CHARS, MAX_REJECT_REASONS, OffersBoard
+    from tclk_tui.protocol.transcript import TranscriptRecord, VerifyResult
+
+    board = OffersBoard()
+    lines = 20_000
+    records = [TranscriptRecord(OFFER_ROOM, seq, 1_000 + seq, "did:key:z6Mkjunk", None, None,
+                                f'tclk1 {{"type":"offer","zz{seq:06d}{"x" * 3000}":1}}')
+               for seq in range(1, lines + 1)]
+    changed = board.ingest(records, verdicts=[VerifyResult(True, None)] * lines)
+    tally = board.rejected()
+    assert changed.rejected == lines and sum(tally.values()) == lines
+    assert len(tally) <= MAX_REJECT_REASONS + 1
+    assert max(len(reason) for reason in tally) <= MAX_REJECT_REASON_CHARS
