@@ -9,7 +9,7 @@ any reveal of the round is late: that is what stops a juror from copying or adap
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -120,11 +120,18 @@ def verify_vote(commitment: str, contract: str, verdict: str, salt: str) -> bool
     return verify_vote_commitment(commitment.strip(), contract.strip(), verdict, salt.strip())
 
 
-def tally(contract: str, records: Iterable[TranscriptRecord]) -> Tally:
-    """Count a commit-reveal round from signed deal-room records, in venue order."""
+def tally(contract: str, records: Iterable[TranscriptRecord],
+          jurors: Collection[str] | None = None) -> Tally:
+    """Count a commit-reveal round from signed deal-room records, in venue order.
+
+    Only the panel's `jurors` vote: a did:key costs nothing to mint, so a line from anyone else
+    is ignored (and said so), however many there are. With no panel named nothing is counted.
+    """
+    panel = None if jurors is None else {j.strip() for j in jurors if j.strip()}
     commits: dict[str, str] = {}
     reveals: dict[str, str] = {}
     problems: list[str] = []
+    outsiders: set[str] = set()
     revealing = False
     for record in records:
         if not record.line.startswith(VOTE_PREFIX):
@@ -134,6 +141,12 @@ def tally(contract: str, records: Iterable[TranscriptRecord]) -> Tally:
             continue
         body = record.line[len(VOTE_PREFIX):]
         juror = record.sender
+        if panel is not None and juror not in panel:
+            if juror not in outsiders:
+                outsiders.add(juror)
+                problems.append(f"seq {record.seq}: vote from {juror}, who is not on the "
+                                "panel, ignored")
+            continue
         if body.startswith("commit "):
             if revealing:
                 problems.append(f"seq {record.seq}: commitment after reveals began ignored")
@@ -155,6 +168,11 @@ def tally(contract: str, records: Iterable[TranscriptRecord]) -> Tally:
         else:
             problems.append(f"seq {record.seq}: unreadable vote line")
     counts = Counter(reveals.values())
+    if not panel:
+        if reveals:
+            problems.append("no panel named: opened votes are shown but none is counted "
+                            "(name the jurors)")
+        counts = Counter()
     return Tally(contract=contract, commits=commits, reveals=reveals,
                  counts=dict(counts.most_common()), problems=tuple(problems))
 
@@ -182,8 +200,8 @@ class ArbitrationDesk:
     def verify_vote(self, commitment: str, contract: str, verdict: str, salt: str) -> bool:
         return verify_vote(commitment, contract, verdict, salt)
 
-    async def tally(self, contract: str) -> Tally:
-        return tally(contract, await self._read_room(contract))
+    async def tally(self, contract: str, jurors: Collection[str] | None = None) -> Tally:
+        return tally(contract, await self._read_room(contract), jurors)
 
     async def post_commit(self, vote: VoteCommit) -> None:
         await self._post_line(vote.contract, vote.commit_line)

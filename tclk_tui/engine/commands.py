@@ -436,7 +436,7 @@ async def _rails(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
 
 
 async def _tally(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
-    result = await wallet.arbitration.tally(p["contract"].strip())
+    result = await wallet.arbitration.tally(p["contract"].strip(), p["jurors"])
     return {"contract": result.contract, "commits": dict(result.commits),
             "reveals": dict(result.reveals), "counts": dict(result.counts),
             "problems": list(result.problems)}
@@ -520,7 +520,9 @@ RAILS = Command(
 TALLY = Command(
     "tally", "count a contract's commit-reveal arbitration vote from its deal room",
     (Param("contract", str, "the contract id (0x and 64 hex)", required=True,
-           positional=True),),
+           positional=True),
+     Param("jurors", list[str], "the panel's juror DIDs: votes from anyone else are not "
+           "counted", required=True)),
     "{contract, commits: {juror: commitment}, reveals: {juror: verdict}, "
     "counts: {verdict: votes}, problems}", gated=False, run=_tally)
 AUDIT = Command(

@@ -55,6 +55,10 @@ class TallyForm(Vertical):
             yield Static(Text("contract"), classes="arb-label")
             yield CalmInput(placeholder="0x contract id (its deal room is read)",
                             id="tally-contract", compact=True)
+        with Horizontal(classes="arb-row"):
+            yield Static(Text("jurors"), classes="arb-label")
+            yield CalmInput(placeholder="the panel's did:key ids, separated by spaces or "
+                            "commas (only they are counted)", id="tally-jurors", compact=True)
         yield CalmButton("Tally", id="tally-go", compact=True)
         with VerticalScroll(id="tally-result"):
             yield Static(Text(""), id="tally-text")
@@ -63,14 +67,15 @@ class TallyForm(Vertical):
     @on(Input.Submitted)
     def start(self) -> None:
         contract = self.query_one("#tally-contract", Input).value.strip()
+        jurors = self.query_one("#tally-jurors", Input).value.replace(",", " ").split()
         self.query_one("#tally-text", Static).update(Text("reading the deal room..."))
-        self._run(contract)
+        self._run(contract, jurors)
 
     @work(exclusive=True, group="tally")
-    async def _run(self, contract: str) -> None:
+    async def _run(self, contract: str, jurors: list[str]) -> None:
         out = self.query_one("#tally-text", Static)
         try:
-            tally = await self._desk.tally(contract)
+            tally = await self._desk.tally(contract, jurors)
         except Exception as exc:
             self.tally = None
             out.update(Text.assemble(Text("cannot tally: ", style="bold"),

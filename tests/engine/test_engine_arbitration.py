@@ -54,7 +54,7 @@ async def test_round_in_a_deal_room_counts_opened_votes_and_names_problems(pair)
     # Bob reveals a verdict his commitment does not hold, and then commits again late.
     await bob._post_vote_line(CONTRACT, reveal_line(v_bob.salt, "release"))
     await bob._post_vote_line(CONTRACT, commit_line("0x" + "00" * 32))
-    tally = await alice.arbitration.tally(CONTRACT)
+    tally = await alice.arbitration.tally(CONTRACT, [alice.did, bob.did])
     assert tally.commits == {alice.did: v_alice.commitment, bob.did: v_bob.commitment}
     assert tally.reveals == {alice.did: "release"}
     assert tally.counts == {"release": 1}
@@ -66,3 +66,33 @@ def test_a_vote_commit_repr_hides_its_salt_and_verdict(pair):
     vote = pair.alice.arbitration.commit_vote(CONTRACT, "release")
     assert vote.salt not in repr(vote) and "release" not in repr(vote)
     assert vote.commitment in repr(vote)
+
+
+async def test_throwaway_dids_cannot_outvote_the_panel(pair):
+    """Five freshly minted did:keys vote `refund`; the two jurors vote `release`."""
+    import secrets as _secrets
+
+    from tclk_tui.protocol.naming import deal_room
+    from tclk_tui.technocore.client import VenueClient
+    from tclk_tui.technocore.identity import Identity
+
+    alice, bob = pair.alice, pair.bob
+    votes = [(juror, juror.arbitration.commit_vote(CONTRACT, "release")) for juror in (alice, bob)]
+    sybils = [(Identity.from_seed(_secrets.token_bytes(32)),
+               alice.arbitration.commit_vote(CONTRACT, "refund")) for _ in range(5)]
+    for juror, vote in votes:
+        await juror.arbitration.post_commit(vote)
+    for sybil, vote in sybils:  # every commitment in before any reveal: all on time
+        async with VenueClient(pair.venue.url, sybil) as client:
+            await client.post(deal_room(CONTRACT), commit_line(vote.commitment))
+    for juror, vote in votes:
+        await juror.arbitration.post_reveal(vote)
+    for sybil, vote in sybils:
+        async with VenueClient(pair.venue.url, sybil) as client:
+            await client.post(deal_room(CONTRACT), reveal_line(vote.salt, vote.verdict))
+    tally = await alice.arbitration.tally(CONTRACT, [alice.did, bob.did])
+    assert tally.counts == {"release": 2}, tally
+    assert set(tally.reveals) == {alice.did, bob.did}
+    assert sum("not on the panel" in p for p in tally.problems) == 5
+    unnamed = await alice.arbitration.tally(CONTRACT)
+    assert unnamed.counts == {} and any("no panel named" in p for p in unnamed.problems)

@@ -229,13 +229,15 @@ async def test_board_limit_and_a_vote_tally(pair):
     await pair.bob.accept_offer(first.deal_id)
     await pair.alice.sync()
     contract = pair.alice.deal(first.deal_id).state.contract
-    assert (await execute(pair.bob, "tally", {"contract": contract}))["counts"] == {}
+    panel = {"contract": contract, "jurors": [pair.alice.did]}
+    assert (await execute(pair.bob, "tally", panel))["counts"] == {}
     vote = pair.alice.arbitration.commit_vote(contract, "payee")
     await pair.alice.arbitration.post_commit(vote)
     await pair.alice.arbitration.post_reveal(vote)
-    tally = await execute(pair.bob, "tally", {"contract": contract})
+    tally = await execute(pair.bob, "tally", panel)
     assert tally["counts"] == {"payee": 1} and tally["reveals"] == {pair.alice.did: "payee"}
     assert vote.salt not in json.dumps(tally)
     with pytest.raises(CommandError) as caught:
-        await execute(pair.bob, "tally", {"contract": "0xnot-a-contract"})
+        await execute(pair.bob, "tally", {"contract": "0xnot-a-contract",
+                                          "jurors": [pair.alice.did]})
     assert caught.value.kind == "refused"
