@@ -353,7 +353,8 @@ class AgentDesk:
         self._changed()
         return True
 
-    async def approve(self, approval_id: str, typed_code: str | None = None):
+    async def approve(self, approval_id: str, typed_code: str | None = None, *,
+                      acknowledge_late: bool = False):
         """The operator says yes: re-state the gate, check it is the one approved, perform."""
         row = self._pending_row(approval_id)
         if await self._lapse_if_changed(row):
@@ -367,7 +368,7 @@ class AgentDesk:
         try:
             result = await self.backend.perform(
                 row.tool, dict(row.params), code=gate.confirm_code,
-                acknowledge_late=bool(row.params.get("acknowledge_late")))
+                acknowledge_late=acknowledge_late or bool(row.params.get("acknowledge_late")))
         except CommandFailed as exc:
             decided = self.ledger.decide(row.id, "failed", reason=exc.reason)
         else:

@@ -32,14 +32,16 @@ from tclk_tui.engine.events import (
     Notice,
     VenueStatus,
 )
-from tclk_tui.engine.gates import GateRequest
+from tclk_tui.engine.gates import GateRefused, GateRequest
 from tclk_tui.engine.views import DealView, HeldSecret, OfferRow
 from tclk_tui.tui.accept_screen import AcceptScreen
+from tclk_tui.tui.approvals_pane import ApprovalsPane
 from tclk_tui.tui.arbitration_pane import SECTIONS, ArbitrationPane
 from tclk_tui.tui.board_filter import SORT_COLUMNS, sort_by
 from tclk_tui.tui.board_pane import BoardPane
 from tclk_tui.tui.commands import PaletteCommand, TclkCommands, engine_command
 from tclk_tui.tui.deal_room import DealRoomPane
+from tclk_tui.tui.deny_screen import DenyScreen
 from tclk_tui.tui.errors import describe_error
 from tclk_tui.tui.formatting import LEVEL_LABEL, countdown, short_hex
 from tclk_tui.tui.gate_screen import GateScreen
@@ -59,6 +61,7 @@ from tclk_tui.tui.vault_pane import VaultPane
 
 PANES = (("board", "1 Board"), ("deals", "2 Deals"), ("vault", "3 Vault"),
          ("arbitration", "4 Arbiter"))
+APPROVALS_PANE = ("approvals", "5 Approvals")
 SEVERITY = {"info": "information", "warning": "warning", "error": "error"}
 SEED_WARNING = ("Write this down on paper now and keep it offline. Anyone who reads it can "
                 "rebuild every secret of this profile.")
@@ -99,8 +102,10 @@ class TclkApp(App[None]):
     def __init__(self, wallet: WalletPort, *, theme: str | None = None,
                  clock_ms: Callable[[], int] | None = None,
                  on_theme_change: Callable[[str], None] | None = None,
-                 themes_dir: Path | None = None) -> None:
+                 themes_dir: Path | None = None, agents: Any = None) -> None:
         super().__init__()
+        # The agents' desk (approvals, audit trail), when the wallet serves agents.
+        self.agents = agents
         self.animation_level = "none"
         self.wallet = wallet
         self.clock_ms: Callable[[], int] = clock_ms or wallet.now_ms
@@ -128,7 +133,7 @@ class TclkApp(App[None]):
     def compose(self) -> ComposeResult:
         wallet = self.wallet
         yield HeaderBar(profile=wallet.profile, did=wallet.did, venue_url=wallet.venue_url,
-                        clock_ms=self.clock_ms, id="header")
+                        clock_ms=self.clock_ms, approvals=self.agents is not None, id="header")
         with PaneTabs(id="panes", initial="board"):
             with TabPane(PANES[0][1], id="board"):
                 yield BoardPane(clock_ms=self.clock_ms, id="board-pane")
@@ -140,6 +145,9 @@ class TclkApp(App[None]):
                 # The desk is optional so a wallet without one still opens every other pane.
                 yield ArbitrationPane(getattr(wallet, "arbitration", None),
                                       id="arbitration-pane")
+            if self.agents is not None:
+                with TabPane(APPROVALS_PANE[1], id=APPROVALS_PANE[0]):
+                    yield ApprovalsPane(id="approvals-pane")
         yield Footer(id="footer", compact=True)
 
     @property
@@ -184,6 +192,10 @@ class TclkApp(App[None]):
         self.query_one(OfferTable).focus()
         self._follow_events(queue)
         self.set_interval(self.TICK_SECONDS, self._tick)
+        if self.agents is not None:
+            self.bind("5", "show_pane('approvals')", show=False)
+            self.agents.subscribe(lambda: self.call_later(self.refresh_approvals))
+            self.refresh_approvals()
         if self._theme_missing:
             self.notify(f"theme {clean(self._theme_missing, max_len=40)} not found; "
                         f"using {self.theme}", severity="warning", markup=False)
@@ -298,6 +310,8 @@ class TclkApp(App[None]):
         """Redraw countdowns and the clock. Expiry and deadline warnings are the engine's own
         tick; they arrive as events."""
         self.query_one(HeaderBar).tick()
+        if self.agents is not None:
+            self._lapse_approvals()
         pane = self.active_pane
         if pane == "board":
             self.board_pane.tick()
@@ -325,6 +339,88 @@ class TclkApp(App[None]):
                         markup=False)
             return
         self.deal_room.show_deal(view)
+        if self.agents is not None:
+            calls = self.agents.ledger.calls(deal_id=view.deal_id, limit=20)
+            self.deal_room.show_agents([(c.agent, c.tool, c.decision, c.transport)
+                                        for c in reversed(calls)])
+
+    # -- agents' approvals --------------------------------------------------------------------
+
+    def refresh_approvals(self) -> None:
+        if self.agents is None:
+            return
+        with _closing_quietly():
+            pending = self.agents.pending()
+            self.query_one(HeaderBar).show_approvals(len(pending))
+            self.query_one(ApprovalsPane).show(pending)
+
+    @work(group="approvals-lapse", exclusive=True)
+    async def _lapse_approvals(self) -> None:
+        """Lapse what the engine no longer states as the agent saw it; redraw the count."""
+        if self.agents.pending():
+            try:
+                await self.agents.refresh()
+            except Exception as exc:
+                self.notify(f"approvals: {describe_error(exc)}", severity="error",
+                            markup=False)
+        self.refresh_approvals()
+
+    @on(ApprovalsPane.ApproveRequested)
+    def _approve_requested(self, event: ApprovalsPane.ApproveRequested) -> None:
+        row = self.agents.approval(event.approval_id)
+        if row is None or row.state != "pending":
+            self.refresh_approvals()
+            return
+        try:
+            deal = self.wallet.deal(row.deal_id)
+            ask = (partial(deal.request_lock, row.params.get("rail")) if row.tool == "lock"
+                   else self._deal_request(deal, row.tool))
+            if ask is None:
+                return
+            request = ask()
+        except Exception as exc:
+            self.notify(f"approve: {describe_error(exc)}", severity="error", markup=False)
+            return
+        desk = self.agents
+
+        async def perform(newest: GateRequest, typed: str | None, acknowledge: bool) -> Any:
+            from tclk_tui.agents.desk import ApprovalError
+
+            try:
+                decided = await desk.approve(row.id, typed, acknowledge_late=acknowledge)
+            except ApprovalError as exc:
+                raise GateRefused(exc.reason) from None
+            if decided.state != "approved":
+                raise GateRefused(decided.reason or decided.state)
+            return decided
+
+        self.push_screen(GateScreen(request, perform, refresh=ask), self._approval_done)
+
+    def _approval_done(self, decided: Any) -> None:
+        self.refresh_approvals()
+        if decided is not None:
+            self.notify(f"approved: {clean(decided.agent, max_len=30)}'s {decided.tool}",
+                        markup=False)
+            if decided.deal_id:
+                self.refresh_deals(select=decided.deal_id)
+
+    @on(ApprovalsPane.DenyRequested)
+    def _deny_requested(self, event: ApprovalsPane.DenyRequested) -> None:
+        row = self.agents.approval(event.approval_id)
+        if row is None or row.state != "pending":
+            self.refresh_approvals()
+            return
+
+        def denied(reason: str | None) -> None:
+            if reason is None:
+                return
+            try:
+                self.agents.deny(row.id, reason)
+            except Exception as exc:
+                self.notify(f"deny: {describe_error(exc)}", severity="error", markup=False)
+            self.refresh_approvals()
+
+        self.push_screen(DenyScreen(row.agent, row.tool), denied)
 
     def open_deal(self, deal_id: str) -> None:
         self.refresh_deals(select=deal_id)
@@ -550,6 +646,8 @@ class TclkApp(App[None]):
             self.refresh_vault()
         elif pane == "deals":
             self.refresh_deals()
+        elif pane == "approvals":
+            self.refresh_approvals()
 
     @on(PaneTabs.Chosen)
     def _pane_chosen(self, event: PaneTabs.Chosen) -> None:
@@ -560,7 +658,7 @@ class TclkApp(App[None]):
 
     def _focus_pane(self, name: str) -> None:
         targets = {"board": "#offer-table", "deals": "#deal-list", "vault": "#vault-secrets",
-                   "arbitration": "#arb-tabs Tabs"}
+                   "arbitration": "#arb-tabs Tabs", "approvals": "#approvals-table"}
         # Focus is a convenience; a pane without its target widget is harmless.
         with contextlib.suppress(Exception):
             self.query_one(targets[name]).focus()

@@ -88,6 +88,17 @@ def record_detail_text(record: RecordView | None) -> Text:
     return out
 
 
+def agents_text(calls: list[tuple[str, str, str, str]]) -> Text:
+    out = Text("agents: ", style="bold")
+    for i, (agent, tool, decision, transport) in enumerate(calls[-8:]):
+        if i:
+            out.append(" · ")
+        out.append_text(literal(agent, max_len=24))
+        out.append(" ")
+        out.append_text(literal(f"{tool} ({decision}, {transport})", max_len=60))
+    return out
+
+
 class DealRoomPane(Vertical):
     BINDINGS: list[BindingType] = [  # noqa: RUF012
         Binding("a", "deal('accept')", "Accept"),
@@ -108,6 +119,7 @@ class DealRoomPane(Vertical):
     }
     DealRoomPane #deal-timeline { height: auto; max-height: 2; padding: 0 1; }
     DealRoomPane #deal-empty { padding: 1 2; color: $text-muted; }
+    DealRoomPane #deal-agents { height: auto; max-height: 3; padding: 0 1; display: none; }
     """
 
     class DealSelected(Message):
@@ -136,6 +148,7 @@ class DealRoomPane(Vertical):
             yield TranscriptTable(id="transcript")
             yield Static(Text(""), id="record-detail")
             yield Static(Text(""), id="deal-timeline")
+            yield Static(Text(""), id="deal-agents")
 
     # -- what the app hands us ----------------------------------------------------------------
 
@@ -161,6 +174,14 @@ class DealRoomPane(Vertical):
                 timeline_text(view.timeline, self._own_did, view.counterparty))
         self._show_record(transcript.highlighted_record())
         self.refresh_bindings()
+
+    def show_agents(self, calls: list[tuple[str, str, str, str]]) -> None:
+        """Which agent triggered which action of this deal (agent, tool, decision, transport);
+        hidden for a deal no agent touched."""
+        widget = self.query_one("#deal-agents", Static)
+        widget.display = bool(calls)
+        if calls:
+            widget.update(agents_text(calls))
 
     def select_deal(self, deal_id: str) -> bool:
         return self.query_one(DealList).select_deal(deal_id)

@@ -27,6 +27,12 @@ def identity_text(profile: str, did: str, venue_url: str) -> Text:
     return out
 
 
+def approvals_text(count: int) -> Text:
+    if count == 0:
+        return Text("approvals 0", style="dim")
+    return Text(f"{count} approval{'s' if count != 1 else ''} waiting")
+
+
 class HeaderBar(Horizontal):
     DEFAULT_CSS = """
     HeaderBar { dock: top; height: 1; background: $panel; }
@@ -34,6 +40,8 @@ class HeaderBar(Horizontal):
     HeaderBar #hdr-identity { width: 1fr; }
     HeaderBar #hdr-status { width: auto; }
     HeaderBar #hdr-clock { width: auto; }
+    HeaderBar #hdr-approvals { width: auto; }
+    HeaderBar #hdr-approvals.-waiting { color: $warning; text-style: bold reverse; }
     HeaderBar #hdr-status.-following { color: $success; }
     HeaderBar #hdr-status.-connecting { color: $text-muted; }
     HeaderBar #hdr-status.-warn { color: $warning; text-style: bold; }
@@ -41,8 +49,9 @@ class HeaderBar(Horizontal):
     """
 
     def __init__(self, *, profile: str, did: str, venue_url: str, clock_ms: Callable[[], int],
-                 id: str | None = None) -> None:
+                 approvals: bool = False, id: str | None = None) -> None:
         super().__init__(id=id)
+        self._approvals = approvals
         self._identity = identity_text(profile, did, venue_url)
         self._clock_ms = clock_ms
         self.status = VenueStatus("connecting")
@@ -50,6 +59,8 @@ class HeaderBar(Horizontal):
     def compose(self) -> ComposeResult:
         yield Static(self._identity, id="hdr-identity")
         yield Static(venue_text(self.status.state), id="hdr-status")
+        if self._approvals:
+            yield Static(approvals_text(0), id="hdr-approvals")
         yield Static(Text(self._clock_text()), id="hdr-clock")
 
     def _clock_text(self) -> str:
@@ -62,6 +73,14 @@ class HeaderBar(Horizontal):
             widget.remove_class(name)
         widget.add_class(VENUE_CLASS.get(status.state, "-bad"))
         widget.update(venue_text(status.state, status.detail))
+
+    def show_approvals(self, count: int) -> None:
+        """How many agent calls wait for the operator (shown when the wallet serves agents)."""
+        if not self._approvals:
+            return
+        widget = self.query_one("#hdr-approvals", Static)
+        widget.set_class(count > 0, "-waiting")
+        widget.update(approvals_text(count))
 
     def tick(self) -> None:
         # The clock text always has the same width, so no reflow is needed.

@@ -21,23 +21,27 @@ def _theme_memory(wallet: Any) -> tuple[str | None, Callable[[str], None]]:
         THEME_SETTING, name)
 
 
-async def _run_app(wallet: Any) -> None:
+async def _run_app(wallet: Any, agents: Any = None) -> None:
     from tclk_tui.tui.app import TclkApp
 
     # The board just loaded (up to a whole ring of offers) and lives as long as the app: keep
     # it out of later full garbage collections, which would otherwise stall a repaint.
     gc.freeze()
     theme, remember = _theme_memory(wallet)
-    app = TclkApp(wallet, theme=theme, on_theme_change=remember)
+    app = TclkApp(wallet, theme=theme, on_theme_change=remember, agents=agents)
     await app.run_async()
 
 
 def run_wallet_app(args: argparse.Namespace,
                    open_wallet: Callable[..., Awaitable[Any]]) -> None:
     async def main() -> None:
+        from tclk_tui.agents.service import serving_agents
+
         wallet = await open_wallet(args, follow=True)
         try:
-            await _run_app(wallet)
+            # The profile's agents: the Approvals pane, the audit trail, the mailbox answered.
+            async with serving_agents(wallet) as desk:
+                await _run_app(wallet, desk)
         finally:
             await wallet.close()
 
