@@ -170,7 +170,9 @@ class Vault:
         """Store the seed a backup text encodes; returns its fingerprint.
 
         Restoring the seed already stored is a no-op. A different stored seed is replaced only
-        with `replace=True`; deal secrets already cached keep their values either way.
+        with `replace=True`, and never once anything derives from it (the identity, a deal
+        secret): the profile would then run on the old seed's identity while the backup it
+        shows is the new seed, which restores neither.
         """
         parsed, problem = parse_backup(text)
         del text  # no frame that raises may hold the backup text (see file_format's docstring)
@@ -185,6 +187,13 @@ class Vault:
                 raise SeedConflict(
                     f"profile '{self._profile}' holds a different master seed; restoring over it "
                     "needs an explicit replace"
+                )
+            if any(name != SEED_ENTRY for name in self._backend.names()):
+                raise SeedConflict(
+                    f"profile '{self._profile}' already uses its master seed (its identity or "
+                    "deal secrets derive from it), so it is kept: replacing it would leave a "
+                    "backup that restores neither. Restore into a new profile or a fresh data "
+                    "directory instead"
                 )
         self._put_verified(SEED_ENTRY, seed)
         return seed.fingerprint()

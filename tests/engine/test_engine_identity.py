@@ -46,3 +46,25 @@ async def test_another_profiles_vault_is_refused(venue, tmp_path, clock):
     other.ensure_seed()
     with pytest.raises(EngineError, match="wrong vault or wrong profile"):
         await _open(venue, tmp_path, other, clock)
+
+
+async def test_the_seed_of_a_profile_with_an_identity_is_never_replaced(venue, tmp_path, clock):
+    """The backup the app shows must always restore its profile: no seed swap under an
+    identity that derives from the old one."""
+    wallet = await _open(venue, tmp_path, file_vault(tmp_path, "dana"), clock)
+    try:
+        did, backup = wallet.did, wallet.vault.export_seed()
+        other = Vault(MemoryVaultBackend(), profile="x")
+        other.ensure_seed()
+        with pytest.raises(EngineError, match="already uses its master seed"):
+            await wallet.restore_seed(other.export_seed())
+        assert wallet.vault.export_seed() == backup
+    finally:
+        await wallet.close()
+    fresh = Vault(MemoryVaultBackend(), profile="dana")
+    fresh.restore_seed(backup)
+    again = await _open(venue, tmp_path, fresh, clock)
+    try:
+        assert again.did == did
+    finally:
+        await again.close()

@@ -8,7 +8,6 @@ from tclk_tui.vault import (
     KdfParams,
     MasterSeed,
     MemoryVaultBackend,
-    SecretValue,
     SeedConflict,
     SeedMissing,
     Vault,
@@ -121,15 +120,18 @@ def test_lost_master_seed_does_not_strand_a_live_deal():
         vault.derive_preimage(OTHER_OFFER, NONCE)
 
 
-def test_cached_value_wins_over_a_replaced_seed():
+def test_a_seed_in_use_is_never_replaced_so_its_backup_always_restores_the_profile():
     vault = seeded_vault()
+    backup = vault.export_seed()
     pre = vault.derive_preimage(OFFER, NONCE)
     other = MasterSeed(bytes(32))
-    vault.restore_seed(Vault(_seeded(other)).export_seed(), replace=True)
-    assert vault.derive_preimage(OFFER, NONCE) == pre  # what the published frame committed to
-    assert vault.derive_preimage(OTHER_OFFER, NONCE) == SecretValue(
-        derive_bytes(other, DOMAIN_PREIMAGE, OTHER_OFFER, NONCE)
-    )
+    with pytest.raises(SeedConflict, match="already uses its master seed"):
+        vault.restore_seed(Vault(_seeded(other)).export_seed(), replace=True)
+    assert vault.export_seed() == backup and vault.master_seed() == SEED
+    assert vault.derive_preimage(OFFER, NONCE) == pre
+    restored = Vault(MemoryVaultBackend())
+    restored.restore_seed(backup)
+    assert restored.derive_preimage(OFFER, NONCE) == pre
 
 
 def _seeded(seed: MasterSeed) -> MemoryVaultBackend:
