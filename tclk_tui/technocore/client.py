@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import TracebackType
@@ -154,6 +156,31 @@ def check_venue_url(url: object) -> str:
     return url.rstrip("/")
 
 
+_HEX32_RE = re.compile(r"(?:0x)?([0-9a-fA-F]{64})")
+
+
+def _without_our_values(error: VenueError, body: Mapping[str, Any] | None) -> VenueError:
+    """The error with every 32-byte hex value we sent taken out of its message and detail.
+
+    Error messages quote the first line of the venue's reply, and a venue (or a proxy) may echo
+    the request there: a paper-rail claim's note, or a reveal frame that failed to post, would
+    then carry the secret into an exception, a log line or the screen.
+    """
+    if not body:
+        return error
+    ours = {m.lower() for m in _HEX32_RE.findall(json.dumps(body))}
+    if not ours:
+        return error
+
+    def scrub(text: str) -> str:
+        return _HEX32_RE.sub(
+            lambda m: "<redacted>" if m.group(1).lower() in ours else m.group(0), text)
+
+    error.args = tuple(scrub(a) if isinstance(a, str) else a for a in error.args)
+    error.detail = scrub(error.detail)
+    return error
+
+
 def encode_segment(text: str) -> str:
     """Percent-encode a path segment for the GET lanes (dots too: clients normalise `..`)."""
     return quote(text, safe="").replace(".", "%2E")
@@ -263,6 +290,26 @@ class VenueClient:
         accept: tuple[int, ...] = (),
     ) -> Reply:
         """Send with the retry policy. Returns 2xx replies (and any status in `accept`)."""
+        try:
+            return await self._attempts(method, path, what=what, params=params,
+                                        json_body=json_body, timeout_s=timeout_s, cap=cap,
+                                        retry=retry, accept=accept)
+        except VenueError as error:
+            raise _without_our_values(error, json_body) from None
+
+    async def _attempts(
+        self,
+        method: str,
+        path: str,
+        *,
+        what: str,
+        params: Mapping[str, str | int | float] | None,
+        json_body: Mapping[str, Any] | None,
+        timeout_s: float | None,
+        cap: int,
+        retry: RetryPolicy | None,
+        accept: tuple[int, ...],
+    ) -> Reply:
         policy = retry or self.retry
         url = self.base_url + path
         timeout = self.timeout_s if timeout_s is None else timeout_s
