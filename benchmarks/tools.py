@@ -3,7 +3,8 @@
 Run: python3 benchmarks/tools.py [--calls 200]
 
 One wallet on a rehearsal venue in this process, with one deal, and an agent granted read tools.
-Each figure is one `status` call, end to end: in-process through the desk (grant, parameters,
+Each figure is one call of `rails` (the call path alone) or `status` (a deal's whole view
+and transcript), end to end: in-process through the desk (grant, parameters,
 registry command, audit-trail row); over MCP stdio through the official SDK's client driving
 `tclk-tui mcp` in a subprocess, which attaches to this wallet's control socket; over a room as
 a JSON-RPC `tools/call` written on the signed lane into the wallet's mailbox and answered into
@@ -48,12 +49,12 @@ def vault(path: Path, profile: str) -> Vault:
                                   kdf=KdfParams.minimum()), profile=profile)
 
 
-def report(name: str, samples: list[float]) -> None:
+def report(name: str, tool: str, samples: list[float]) -> None:
     ms = sorted(s * 1000 for s in samples)
     p50 = statistics.median(ms)
     p90 = ms[int(len(ms) * 0.9) - 1]
     target = TARGETS_MS[name]
-    print(f"{name:<11} n={len(ms):<4} p50 {p50:8.3f} ms  p90 {p90:8.3f} ms  "
+    print(f"{name:<11} {tool:<7} n={len(ms):<4} p50 {p50:8.3f} ms  p90 {p90:8.3f} ms  "
           f"max {ms[-1]:8.3f} ms  (target p50 < {target:g} ms: "
           f"{'met' if p50 < target else 'NOT met'})")
 
@@ -81,7 +82,7 @@ async def main(calls: int) -> None:
                 folder = home / "bench" / "agents"
                 folder.mkdir(parents=True)
                 (folder / "reader.toml").write_text(
-                    f'tools = ["status", "deals", "board"]\ndid = "{agent.did}"\n',
+                    f'tools = ["status", "deals", "board", "rails"]\ndid = "{agent.did}"\n',
                     encoding="utf-8")
                 deal = await wallet.post_offer(OfferDraft(role="payer", amount="1000",
                                                           asset="FLOP", rails="memory"))
@@ -90,21 +91,24 @@ async def main(calls: int) -> None:
                 async with serving_agents(wallet, room=True) as desk, \
                         serve_wallet(wallet, home / "bench",
                                      extra=agent_methods(desk, RpcError)):
-                    report("in-process", await timed(
-                        calls, lambda: desk.call("reader", "status", params)))
+                    for tool, args in (("rails", {}), ("status", params)):
+                        report("in-process", tool, await timed(
+                            calls, lambda t=tool, a=args: desk.call("reader", t, a)))
                     server = StdioServerParameters(
                         command=sys.executable,
                         args=["-m", "tclk_tui.cli", "--home", str(home), "--profile", "bench",
                               "mcp", "--agent", "reader"], env=dict(os.environ))
                     async with Client(server, read_timeout_seconds=60) as mcp:
-                        report("mcp-stdio", await timed(
-                            calls, lambda: mcp.call_tool("status", params)))
-                    async with VenueClient(venue.url, agent) as client:
-                        caller = RoomCaller(client, "mb-p-bench-caller")
-                        report("room", await timed(
-                            min(calls, 100),
-                            lambda: caller.call_tool(mailbox, "status", params,
-                                                     callee_did=wallet.did)))
+                        for tool, args in (("rails", {}), ("status", params)):
+                            report("mcp-stdio", tool, await timed(
+                                calls, lambda t=tool, a=args: mcp.call_tool(t, a)))
+                    async with VenueClient(venue.url, agent) as client, \
+                            RoomCaller(client, "mb-p-bench-caller") as caller:
+                        for tool, args in (("rails", {}), ("status", params)):
+                            report("room", tool, await timed(
+                                min(calls, 100),
+                                lambda t=tool, a=args: caller.call_tool(
+                                    mailbox, t, a, callee_did=wallet.did)))
             finally:
                 with contextlib.suppress(Exception):
                     await wallet.close()

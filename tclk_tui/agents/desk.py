@@ -34,6 +34,7 @@ from tclk_tui.agents.manifest import Manifest, agents_dir, load_manifest, refuse
 from tclk_tui.agents.tools import ToolCall, ToolRegistry
 
 MAX_WAIT_S = 300.0
+READ_TOOLS = frozenset({"board", "status", "deals", "rails", "audit", "approval"})
 OPEN_STATUSES = ("proposed", "accepted", "locked")
 
 
@@ -142,9 +143,10 @@ class AgentDesk:
         else:
             decision = "allowed" if isinstance(outcome, ToolFailed) else "refused"
             kind, detail = outcome.kind, outcome.reason
+        acted = decision != "refused" and tool not in READ_TOOLS
         self.ledger.add_call(agent=agent, transport=transport, tool=tool[:80], params=safe,
                              decision=decision, result_kind=kind, detail=detail,
-                             deal_id=deal_id)
+                             deal_id=deal_id, durable=acted)
 
     def _runner(self, tool: str):
         async def run(call: ToolCall) -> dict[str, Any]:

@@ -87,10 +87,9 @@ class RoomServer:
     async def run(self) -> None:
         """Follow the mailbox for ever (cancel to stop), resuming from the journaled cursor."""
         cursor = self.journal.cursor(self.mailbox) if self.journal is not None else None
-        since = cursor.seq if cursor is not None else None
+        # No cursor yet: the mailbox is this profile's own, so everything in it is for us.
+        since = cursor.seq if cursor is not None else 0
         generation = cursor.generation if cursor is not None else None
-        if since is None:
-            since = await self.client.cursor(self.mailbox)  # requests from before: not ours
         while True:
             try:
                 follower = self.client.follow(self.mailbox, since=since, generation=generation,

@@ -7,7 +7,9 @@ the agent's own (public) words; the guards refuse anything shaped like a secret.
 
 from __future__ import annotations
 
+import contextlib
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -68,9 +70,12 @@ class AgentLedger:
 
     def add_call(self, *, agent: str, transport: str, tool: str, params: dict[str, Any],
                  decision: str, result_kind: str, detail: str = "",
-                 deal_id: str | None = None) -> int:
+                 deal_id: str | None = None, durable: bool = True) -> int:
+        """One audit row. `durable=False` is for a call that changed nothing (a read, a
+        refusal): its row commits without waiting for the disk (WAL, synchronous NORMAL: it
+        can be lost to a power cut, never half-written), so a read costs no fsync."""
         j = self._journal
-        with j._tx() as conn:
+        with self._tx(durable) as conn:
             cur = conn.execute(
                 "INSERT INTO agent_calls (agent, transport, tool, params_json, decision, "
                 "result_kind, detail, deal_id, ts_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -94,6 +99,22 @@ class AgentLedger:
         sql += " ORDER BY id DESC LIMIT ?"
         rows = self._journal._all(sql, (*args, int(limit)))
         return [AgentCallRow(r[0], r[1], r[2], r[3], json.loads(r[4]), *r[5:]) for r in rows]
+
+    @contextlib.contextmanager
+    def _tx(self, durable: bool) -> Iterator[Any]:
+        j = self._journal
+        if durable:
+            with j._tx() as conn:
+                yield conn
+            return
+        with j._lock:
+            conn = j._live()
+            conn.execute("PRAGMA synchronous = NORMAL")
+            try:
+                with j._tx() as inner:
+                    yield inner
+            finally:
+                conn.execute("PRAGMA synchronous = FULL")
 
     # -- spend ----------------------------------------------------------------------------------
 
