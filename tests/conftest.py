@@ -30,3 +30,7 @@ async def venue_factory() -> AsyncIterator[Callable[..., Awaitable[RunningVenue]
             return await stack.enter_async_context(start_venue(config, data_dir))
 
         yield factory
+
+
+# A fresh anvil per test and the deployed escrow on it (tests/rails/evm, tests/engine).
+from tests.rails.evm.fixtures import anvil, chain  # noqa: E402, F401

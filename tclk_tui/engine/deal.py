@@ -89,6 +89,8 @@ class LockCheck:
     verified: bool | None = None  # None: not checked yet
     detail: str = "not checked yet"
     presig_ok: bool | None = None
+    # What a chain rail read (chain id, block, confirmations, amount, recipient, timelock).
+    facts: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass
@@ -103,6 +105,9 @@ class DealSession:
     board_records: list[TranscriptRecord] = field(default_factory=list)
     room_records: list[TranscriptRecord] = field(default_factory=list)
     lock_check: LockCheck | None = None
+    # The rail's own word on the lock (locked, claimed, refunded; None: unknown or not asked),
+    # shown beside the transcript's status; see `watch_rail`.
+    rail_status: str | None = None
     _state: ContractState | None = None
     _steps: tuple = ()
     _badges: dict[tuple[str, int, str], bool] = field(default_factory=dict, repr=False)
@@ -249,7 +254,63 @@ class DealSession:
             actions=self.actions(), records=tuple(records), timeline=tuple(timeline),
             secret_held=self.ctx.secrets.deal_secret(self.deal_id) is not None,
             rail_moves_value=bool(rail.moves_value) if rail is not None else False,
-            note=note)
+            note=note, rail_status=self.rail_status, rail_disagrees=self.rail_disagrees(),
+            lock_facts=self.lock_check.facts if self.lock_check is not None else ())
+
+    # -- the rail beside the transcript ---------------------------------------------------------
+
+    def rail_disagrees(self) -> bool:
+        """True when the rail's word and the transcript's status tell different stories."""
+        status, seen = self.state.status, self.rail_status
+        if seen is None or status not in ("locked", "claimed", "refunded"):
+            return False
+        return seen != status
+
+    async def watch_rail(self) -> bool:
+        """Ask the rail about a locked or settled deal; True when what it says changed.
+
+        A payer learns the secret from the rail itself when the payee claimed there without
+        posting a reveal (the evm-htlc escrow publishes it in its Claimed event): the vault
+        keeps it, and an event says so. A lock the rail no longer holds (a reorg) takes the
+        payee's verification back.
+        """
+        state = self.state
+        if state.rail is None or state.rail_ref is None or self.observer:
+            return False
+        rail = self._rail_for(state.rail)
+        if rail is None:
+            return False
+        seen = await _rail_status(rail, state.rail_ref)
+        changed = seen != self.rail_status
+        self.rail_status = seen
+        if seen == "claimed" and self.role == "payer" and state.statement:
+            try:
+                secret = await rail.claimed_with(state.rail_ref)
+            except Exception:  # a rail that cannot answer has shown no secret
+                secret = None
+            remember = getattr(self.ctx.secrets, "remember_revealed", None)
+            learned = getattr(self.ctx.secrets, "revealed_secret", None)
+            if (isinstance(secret, str) and remember is not None and learned is not None
+                    and learned(self.deal_id) is None
+                    and verify_secret(self.offer["lock"], state.statement, secret)):
+                remember(self.deal_id, secret)
+                self.ctx.events.publish(Notice(
+                    "info", f"the payee claimed on {state.rail}: the secret was read from the "
+                    "rail" + ("" if state.status == "claimed" else
+                              " (no reveal frame posted yet)"), deal_id=self.deal_id))
+        if self.role == "payee" and state.status == "locked" and self.lock_check is not None \
+                and getattr(rail, "moves_value", False):
+            before = self.lock_check.verified
+            await self.check_lock()
+            changed = changed or before != self.lock_check.verified
+        if changed:
+            self._announce(False)
+        return changed
+
+    def learned_secret(self) -> str | None:
+        """The secret the rail (or a reveal) showed this payer, from the vault."""
+        learned = getattr(self.ctx.secrets, "revealed_secret", None)
+        return None if learned is None else learned(self.deal_id)
 
     # -- lock verification (payee) -------------------------------------------------------------
 
@@ -267,12 +328,13 @@ class DealSession:
             check.verified, check.detail = False, f"this wallet has no {state.rail} rail"
         else:
             try:
-                ok = await rail.verify_lock(self.terms(), state.rail_ref)
+                ok = await self._verify_on(rail, check)
             except Exception as exc:  # a rail transport failure is "not verified", never yes
                 ok, check.detail = False, f"rail check failed: {exc}"
             else:
-                check.detail = ("lock verified with matching terms" if ok else
-                                "the rail holds no lock with these terms under that ref")
+                if not check.facts:
+                    check.detail = ("lock verified with matching terms" if ok else
+                                    "the rail holds no lock with these terms under that ref")
                 if not ok and await self._claimed_by_us(rail, state.rail_ref):
                     ok, check.detail = True, ("already claimed on the rail with this wallet's "
                                               "secret (before a restart): reveal to announce it")
@@ -283,6 +345,22 @@ class DealSession:
                 state.presig)
         self.lock_check = check
         return check
+
+    def rail_kwargs(self, rail) -> dict:
+        """A rail that pays an address (evm-htlc) needs the payee's signed paymentKey: the
+        address is derived from it, never taken from anyone's word."""
+        if getattr(rail, "requires_payment_key", False):
+            return {"payee_key": self.state.payee_key}
+        return {}
+
+    async def _verify_on(self, rail, check: LockCheck) -> bool:
+        inspect = getattr(rail, "inspect_lock", None)
+        if inspect is None:
+            return bool(await rail.verify_lock(self.terms(), check.ref))
+        report = await inspect(self.terms(), check.ref, **self.rail_kwargs(rail))
+        check.facts = tuple(report.facts)
+        check.detail = report.detail if report.ok else f"{report.rule}: {report.detail}"
+        return bool(report.ok)
 
     async def _claimed_by_us(self, rail, ref: str) -> bool:
         """Our own claim that landed before a crash: the rail says it was claimed with the secret
@@ -348,6 +426,12 @@ class DealSession:
             else:
                 facts.append(GateFact("settles value", None, "yes" if rail_obj.moves_value else
                                       "NO: rehearsal rail, settles nothing"))
+                window = getattr(rail_obj, "window_note", None)
+                if window is not None:
+                    facts.append(GateFact("rail window", None, window()))
+                if getattr(rail_obj, "requires_payment_key", False) and not state.payee_key:
+                    blockers.append(f"{chosen} pays the payee's paymentKey address, and the "
+                                    "payee signed no paymentKey")
         facts.append(GateFact("amount", None, f"{self.offer['amount']} {self.offer['asset']}"))
         facts.append(GateFact("payee", None, short(state.payee_did)))
         facts += self._time_facts(now)
@@ -379,6 +463,7 @@ class DealSession:
             blockers.append("the lock has not been verified on the rail")
         else:
             facts.append(GateFact(f"lock on {check.rail}", check.verified, check.detail))
+            facts += [GateFact(label, None, value) for label, value in check.facts]
             if not check.verified:
                 blockers.append(f"lock not verified on the rail: {check.detail}")
             if check.presig_ok is False:
@@ -475,11 +560,12 @@ class DealSession:
         rail_id = _rail_of(request)
         rail = self._rail_for(rail_id)
         terms = self.terms()
-        if await _safe_verify(rail, terms, terms.contract):
+        extra = self.rail_kwargs(rail)
+        if await _safe_verify(rail, terms, terms.contract, **extra):
             ref = terms.contract  # locked before a crash: announce it, never lock twice
         else:
             try:
-                ref = await rail.lock(terms)
+                ref = await rail.lock(terms, **extra)
             except Exception as exc:  # a squatter on a world-writable note, an outage
                 raise GateRefused(f"the rail refused the lock: {exc}") from None
             crashpoint("after-rail-lock")
@@ -561,9 +647,9 @@ async def _rail_status(rail, ref: str) -> str | None:
         return None
 
 
-async def _safe_verify(rail, terms: LockTerms, ref: str) -> bool:
+async def _safe_verify(rail, terms: LockTerms, ref: str, **extra) -> bool:
     try:
-        return bool(await rail.verify_lock(terms, ref))
+        return bool(await rail.verify_lock(terms, ref, **extra))
     except Exception:
         return False
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tclk_tui.engine.evm import evm_account_key, evm_account_public_key
 from tclk_tui.protocol.adaptor import get_public_key
 from tclk_tui.protocol.locks import hash_lock_from_preimage, point_lock_from_witness
 from tclk_tui.vault.seed import Vault
@@ -32,9 +33,15 @@ class SecretPlan:
 class PaymentKeyPlan:
     offer_id: str | None  # None for the maker of an offer (the offer id hashes the key)
     nonce: str
+    # True for a payee on an evm-htlc offer: the paymentKey is the profile's EVM account key,
+    # so the escrow pays the account the wallet shows (and spends gas from).
+    account: bool = False
 
-    def to_dict(self) -> dict[str, str | None]:
-        return {"offer_id": self.offer_id, "nonce": self.nonce}
+    def to_dict(self) -> dict[str, str | bool | None]:
+        plan: dict[str, str | bool | None] = {"offer_id": self.offer_id, "nonce": self.nonce}
+        if self.account:
+            plan["account"] = True
+        return plan
 
 
 class VaultKeeper:
@@ -63,6 +70,8 @@ class VaultKeeper:
         return point_lock_from_witness(secret.reveal()).statement
 
     def payment_public_key(self, plan: PaymentKeyPlan) -> str:
+        if plan.account:
+            return evm_account_public_key(self.vault)
         key = get_public_key("0x" + self.vault.derive_payment_key(plan.offer_id, plan.nonce).hex())
         assert key is not None  # derive_scalar only yields scalars in [1, n)
         return key
@@ -79,6 +88,8 @@ class VaultKeeper:
 
     def payment_secret_key(self, deal_id: str) -> str:
         plan = self._key_plans[deal_id]
+        if plan.account:
+            return "0x" + evm_account_key(self.vault).hex()
         return "0x" + self.vault.derive_payment_key(plan.offer_id, plan.nonce).hex()
 
     def statement_of(self, deal_id: str) -> str | None:

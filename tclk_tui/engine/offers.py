@@ -87,6 +87,9 @@ class OfferDesk:
         claim_by = now + int(draft.claim_in_s) * 1000
         nonce = _secrets.token_hex(8)
         key_plan = PaymentKeyPlan(offer_id=None, nonce=nonce) if draft.lock == "point" else None
+        if draft.role == "payee" and "evm-htlc" in draft.rails.split(","):
+            # The escrow pays the address of the payee's paymentKey: this profile's account.
+            key_plan = PaymentKeyPlan(offer_id=None, nonce=nonce, account=True)
         job = None
         if draft.job:
             proto, _, job_id = draft.job.partition(":")
@@ -161,6 +164,9 @@ class OfferDesk:
         secret_plan = None
         key_plan = PaymentKeyPlan(offer_id=offer_id, nonce=nonce) if offer["lock"] == "point" \
             else None
+        if role == "payee" and "evm-htlc" in offer["rails"] and "evm-htlc" in self.rails:
+            # The escrow pays the address of the payee's paymentKey: this profile's account.
+            key_plan = PaymentKeyPlan(offer_id=offer_id, nonce=nonce, account=True)
         if role == "payee":
             secret_plan = SecretPlan(offer_id=offer_id, nonce=nonce, lock=offer["lock"])
             statement = self.keeper.mint(secret_plan)  # durably in the vault before publishing

@@ -29,6 +29,10 @@ class SecretSource(Protocol):
 
     def payment_secret_key(self, deal_id: str) -> str: ...
 
+    def remember_revealed(self, deal_id: str, secret: str) -> None: ...
+
+    def revealed_secret(self, deal_id: str) -> str | None: ...
+
 
 class DealContext(Protocol):
     did: str

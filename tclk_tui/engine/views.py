@@ -102,6 +102,12 @@ class DealView:
     secret_held: bool
     rail_moves_value: bool
     note: str = ""  # last heartbeat note from the counterparty, untrusted
+    # The rail's own word on the lock beside the transcript's status, and whether they differ
+    # (e.g. claimed on chain while the room shows no reveal yet).
+    rail_status: str | None = None
+    rail_disagrees: bool = False
+    # What a chain rail read about the lock (chain id, block, confirmations, amount, ...).
+    lock_facts: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

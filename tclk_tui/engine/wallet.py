@@ -10,6 +10,7 @@ delegated to the part that owns it. The wallet never acts on a deadline by itsel
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -25,11 +26,13 @@ from tclk_tui.engine.deal_book import DealBook
 from tclk_tui.engine.errors import EngineError, ProfileBusy
 from tclk_tui.engine.events import EventBus, Notice, VenueStatus
 from tclk_tui.engine.evidence import Evidence
+from tclk_tui.engine.evm import load_evm_settings, open_evm_rail
 from tclk_tui.engine.gates import GateRequest
 from tclk_tui.engine.keeper import VaultKeeper
 from tclk_tui.engine.offers import OfferDesk
 from tclk_tui.engine.outbox import Outbox
 from tclk_tui.engine.paths import make_private_dir
+from tclk_tui.engine.rail_watch import RailWatch
 from tclk_tui.engine.room_sync import RoomSync
 from tclk_tui.engine.secrets_gates import SecretGates
 from tclk_tui.engine.views import (
@@ -108,6 +111,8 @@ class Wallet:
                                 book=self.book, keeper=self.keeper, outbox=self.outbox,
                                 events=self.events, rails=rails, now_ms=self.now_ms)
         self.gates = SecretGates(vault, self.keeper, self.book, self.now_ms)
+        self.rail_watch = RailWatch(self.book, rails, self.events)
+        self._owned_rails: list[SettlementRail] = []  # rails this wallet opened and closes
         self._lock: ProfileLock | None = None
 
     def __repr__(self) -> str:
@@ -167,10 +172,22 @@ class Wallet:
             "memory": MemoryRail(clock=clock_ms),
         }
         all_rails.update(rails or {})
+        owned: list[SettlementRail] = []
+        try:
+            evm = load_evm_settings(profile_dir) if "evm-htlc" not in all_rails else None
+        except EngineError:
+            journal.close()
+            await client.aclose()
+            raise
+        if evm is not None:
+            all_rails["evm-htlc"] = open_evm_rail(vault, profile_dir, evm, clock_ms)
+            owned.append(all_rails["evm-htlc"])
         wallet = cls(profile=profile, venue_url=venue_url, vault=vault, journal=journal,
                      identity=identity, client=client, rails=all_rails, clock_ms=clock_ms)
+        wallet._owned_rails = owned
         try:
             wallet._restore()
+            await wallet.rail_watch.reconcile()
             try:
                 await wallet.sync()
                 for note in await wallet.outbox.recover():
@@ -192,6 +209,9 @@ class Wallet:
             return
         await self.background.close()
         await self.client.aclose()
+        for rail in self._owned_rails:
+            with contextlib.suppress(Exception):
+                await rail.aclose()  # type: ignore[attr-defined]
         self.journal.close()
         if self._lock is not None:
             self._lock.release()  # last: the journal is closed before anyone else may open it
@@ -222,11 +242,16 @@ class Wallet:
     def start_following(self) -> None:
         self.rooms.start_following()
         self.background.spawn(self.watch.run(lambda: self.background.closed))
+        self.background.spawn(self.rail_watch.run(lambda: self.background.closed))
         self.capabilities.look_up_new_senders()
 
     def tick(self) -> None:
         """Expire offers and raise deadline warnings; the faces call nothing else per second."""
         self.watch.tick()
+
+    async def watch_rails(self) -> None:
+        """Ask value-moving rails about live locks now (the background does every 2 s)."""
+        await self.rail_watch.once()
 
     def _as_transcript(self, row: RecordRow) -> TranscriptRecord:
         return self.evidence.as_transcript(row)

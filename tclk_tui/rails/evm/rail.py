@@ -28,7 +28,7 @@ from .escrow import (
     locks_data,
     refund_data,
 )
-from .expect import TIMELOCK_MARGIN_S, Expectation, expect, format_ether
+from .expect import TIMELOCK_MARGIN_S, Expectation, expect, format_ether, margin_text
 from .ref import EvmRef, format_ref, parse_ref
 from .rpc import NodeClient, hex_int
 from .tx import Receipt, Sender
@@ -119,6 +119,10 @@ class EvmHtlcRail:
                 f"A lock counts after {self.config.confirmations} confirmation(s); the escrow's "
                 f"timelock is refundAfterMs - {TIMELOCK_MARGIN_S} s.")
 
+    def window_note(self) -> str:
+        """The margin this rail applies to the deadlines, for the offer form and the gates."""
+        return margin_text()
+
     async def aclose(self) -> None:
         await self.node.aclose()
         self.txlog.close()
@@ -192,7 +196,7 @@ class EvmHtlcRail:
                           "removed by a reorg)", facts)
         confs = max(0, head - held.deposited_block + 1)
         facts += [("confirmations", f"{confs} of {self.config.confirmations}"),
-                  ("amount", f"{held.amount} wei ({format_ether(held.amount)})"),
+                  ("amount locked", f"{held.amount} wei ({format_ether(held.amount)})"),
                   ("recipient", held.recipient), ("timelock", str(held.timelock)),
                   ("status on chain", held.status)]
         rebuilt = lock_id(held.contract, want.kind, held.statement, held.recipient,

@@ -88,10 +88,14 @@ class Sender:
                    keep_raw: bool, spendable_check: bool = True) -> Receipt:
         """Estimate, check the balance, sign, journal, send, wait: one transaction."""
         async with self._serial:
+            balance = await self.node.balance(self.address)
+            if spendable_check and balance <= value:
+                raise SettlementError(
+                    f"tclk: evm-htlc insufficient funds: {self.address} holds {balance} wei, "
+                    f"the {kind} alone moves {value} wei, before gas", code="insufficient-funds")
             gas = await self.estimate(to, data, value)
             fees = await self.fees()
             cost = value + gas * fees["maxFeePerGas"]
-            balance = await self.node.balance(self.address)
             if spendable_check and balance < cost:
                 raise SettlementError(
                     f"tclk: evm-htlc insufficient funds: {self.address} holds {balance} wei, "

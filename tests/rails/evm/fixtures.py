@@ -1,4 +1,7 @@
-"""Real anvil nodes for the evm-htlc tests: one fresh node per test on a free loopback port."""
+"""Real anvil nodes for the evm-htlc tests: one fresh node per test on a free loopback port.
+
+Shared with the engine tests through tests/conftest.py.
+"""
 
 from __future__ import annotations
 

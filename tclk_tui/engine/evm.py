@@ -1,0 +1,78 @@
+"""Wiring the evm-htlc rail into a profile: its settings, its account, its journal.
+
+A profile settles on an EVM chain when its directory holds `evm.json`:
+
+    {"url": "https://node.example", "chain_id": 1, "escrow": "0x…", "confirmations": 3}
+
+The account key is derived from the profile's master seed under its own domain string (one
+seed backup restores it) and cached in the vault like every derived secret. The rail's
+transaction journal lives beside the profile's journal, as `evm-tx.sqlite3`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from tclk_tui.engine.crash import crashpoint
+from tclk_tui.engine.errors import EngineError
+from tclk_tui.protocol.secp import scalar_base_mult
+from tclk_tui.rails.base import Clock
+from tclk_tui.rails.evm import EvmConfig, EvmHtlcRail, TxLog
+from tclk_tui.vault.seed import Vault, derive_scalar
+
+__all__ = ["EVM_ACCOUNT_DOMAIN", "EVM_SETTINGS_FILE", "evm_account_key", "evm_account_public_key",
+           "load_evm_settings", "open_evm_rail", "save_evm_settings"]
+
+EVM_ACCOUNT_ENTRY = "evm-account-secp256k1"
+EVM_ACCOUNT_DOMAIN = "tclk-tui/v1/evm-account"
+EVM_SETTINGS_FILE = "evm.json"
+EVM_TXLOG_FILE = "evm-tx.sqlite3"
+
+
+def evm_account_key(vault: Vault) -> bytes:
+    """The profile's EVM account key: derived from the master seed, cached in the vault."""
+    backend = vault.backend
+    cached = backend.get(EVM_ACCOUNT_ENTRY)
+    if cached is not None:
+        return bytes(cached)
+    key = derive_scalar(vault.master_seed(), EVM_ACCOUNT_DOMAIN)
+    backend.put(EVM_ACCOUNT_ENTRY, key)
+    return key
+
+
+def evm_account_public_key(vault: Vault) -> str:
+    """Its compressed public key, the paymentKey this wallet signs into evm-htlc deals."""
+    return "0x" + scalar_base_mult(int.from_bytes(evm_account_key(vault), "big")).hex()
+
+
+def load_evm_settings(profile_dir: Path) -> EvmConfig | None:
+    path = Path(profile_dir) / EVM_SETTINGS_FILE
+    if not path.exists():
+        return None
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        return EvmConfig(url=str(raw["url"]), chain_id=int(raw["chain_id"]),
+                         escrow=str(raw["escrow"]),
+                         confirmations=int(raw.get("confirmations", 1)))
+    except (ValueError, KeyError, TypeError) as exc:
+        raise EngineError(f"{path.name} is not usable ({type(exc).__name__}: {exc}); expected "
+                          '{"url": ..., "chain_id": ..., "escrow": "0x...", '
+                          '"confirmations": N}') from None
+
+
+def save_evm_settings(profile_dir: Path, config: EvmConfig) -> Path:
+    path = Path(profile_dir) / EVM_SETTINGS_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"url": config.url, "chain_id": config.chain_id,
+                                "escrow": config.escrow,
+                                "confirmations": config.confirmations}, indent=1) + "\n",
+                    encoding="utf-8")
+    return path
+
+
+def open_evm_rail(vault: Vault, profile_dir: Path, config: EvmConfig, clock: Clock,
+                  on_step: Callable[[str], None] = crashpoint) -> EvmHtlcRail:
+    return EvmHtlcRail(config, evm_account_key(vault), TxLog(Path(profile_dir) / EVM_TXLOG_FILE),
+                       clock=clock, on_step=on_step)
