@@ -320,7 +320,7 @@ def cmd_app(args: argparse.Namespace) -> int:
     from tclk_tui.tui.run import run_wallet_app
 
     need_terminal("the wallet app")
-    run_wallet_app(args, open_wallet)
+    run_wallet_app(args, open_wallet, profile_dir(args))
     return 0
 
 

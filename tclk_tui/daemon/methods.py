@@ -6,10 +6,12 @@ going through the socket prints exactly what it would print in-process.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from tclk_tui.daemon.bridge import port_call
 from tclk_tui.daemon.server import Dispatch
 from tclk_tui.daemon.wire import INVALID_PARAMS, METHOD_NOT_FOUND, REFUSED, RpcError
 from tclk_tui.engine.commands import deal_summary
@@ -59,13 +61,20 @@ STAND_IN: dict[str, Method] = {"identity": _identity, "deals": _deals, "status":
 
 
 def make_dispatch(wallet: Wallet) -> Dispatch:
+    """The socket's engine methods: the registry's commands and `port.call` for an attached
+    app. Engine actions run one at a time, so two clients never interleave inside one."""
+    engine_lock = asyncio.Lock()
+
     async def dispatch(method: str, params: dict[str, Any]) -> Any:
+        if method == "port.call":
+            return await port_call(wallet, params, engine_lock)
         handler = STAND_IN.get(method)
         if handler is None:
             raise RpcError(METHOD_NOT_FOUND, f"no method {method!r}",
                            {"kind": "usage", "message": f"no command {method!r}"})
         try:
-            return await handler(wallet, params)
+            async with engine_lock:
+                return await handler(wallet, params)
         except GateRefused as exc:
             log.info("refused %s: %s", method, exc.reason)
             raise RpcError(REFUSED, exc.reason,

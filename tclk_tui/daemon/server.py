@@ -64,7 +64,6 @@ class ControlServer:
         self._bus_queue: asyncio.Queue[Any] | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._subscribers: set[asyncio.Queue[dict[str, Any] | None]] = set()
-        self._engine_lock = asyncio.Lock()  # one engine call at a time: one nonce sequence
         self.clients = 0
 
     async def start(self) -> None:
@@ -203,7 +202,8 @@ class ControlServer:
 
     async def _call(self, method: str, params: dict[str, Any]) -> Any:
         if method == "daemon.status":
-            return {**self._status(), "clients": self.clients}
+            return {**self._status(), "clients": self.clients,
+                    "subscribers": len(self._subscribers)}
         if method == "daemon.stop":
             log.info("stop requested over the control socket")
             if self._on_stop is not None:
@@ -211,8 +211,7 @@ class ControlServer:
             return {"stopping": True, "pid": os.getpid()}
         if method in self._extra:
             return await self._extra[method](params)
-        async with self._engine_lock:
-            return await self._dispatch(method, params)
+        return await self._dispatch(method, params)
 
 
 async def _pump(queue: asyncio.Queue[dict[str, Any] | None],

@@ -1,7 +1,9 @@
 """Starting the app: on a real profile, or on the demo's throwaway profile and local venue.
 
-The app and the engine share one asyncio loop (Textual's), so the wallet is opened inside the
-app's loop and closed before it ends.
+On a real profile the app attaches to the profile's owner when one runs (a daemon, or another
+app), through the control socket; otherwise it owns the profile itself and serves that socket
+while it runs. The app and an in-process engine share one asyncio loop (Textual's), so the
+wallet is opened inside the app's loop and closed before it ends.
 """
 
 from __future__ import annotations
@@ -10,9 +12,11 @@ import argparse
 import asyncio
 import gc
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 THEME_SETTING = "theme"
+ATTACH_WAIT_S = 10.0
 
 
 def _theme_memory(wallet: Any) -> tuple[str | None, Callable[[str], None]]:
@@ -32,20 +36,72 @@ async def _run_app(wallet: Any, agents: Any = None) -> None:
     await app.run_async()
 
 
-def run_wallet_app(args: argparse.Namespace,
-                   open_wallet: Callable[..., Awaitable[Any]]) -> None:
-    async def main() -> None:
-        from tclk_tui.agents.service import serving_agents
+def run_wallet_app(args: argparse.Namespace, open_wallet: Callable[..., Awaitable[Any]],
+                   profile_dir: Path) -> None:
+    """Attach to the profile's owner when one runs; else own the profile for as long as the
+    app runs, serving the same control socket so other faces attach to this process."""
+    asyncio.run(_attached_or_owner(args, open_wallet, profile_dir))
 
+
+async def _attached_or_owner(args: argparse.Namespace,
+                             open_wallet: Callable[..., Awaitable[Any]],
+                             profile_dir: Path) -> None:
+    from tclk_tui.daemon.remote import RemoteWallet
+    from tclk_tui.engine.errors import ProfileBusy
+
+    remote = RemoteWallet.attach(profile_dir)
+    if remote is None:
+        try:
+            await _run_owner(args, open_wallet, profile_dir)
+            return
+        except ProfileBusy:
+            # An owner that has not bound its socket yet (starting up): attach once it does.
+            remote = await _attach_soon(profile_dir)
+            if remote is None:
+                raise
+    remote.start()
+    try:
+        await _run_app(remote)  # the agents' desk lives in the owner, beside its engine
+    finally:
+        await remote.close()
+
+
+async def _attach_soon(profile_dir: Path, within_s: float = ATTACH_WAIT_S) -> Any:
+    from tclk_tui.daemon.remote import RemoteWallet
+
+    deadline = asyncio.get_running_loop().time() + within_s
+    while asyncio.get_running_loop().time() < deadline:
+        remote = RemoteWallet.attach(profile_dir)
+        if remote is not None:
+            return remote
+        await asyncio.sleep(0.1)
+    return None
+
+
+async def _run_owner(args: argparse.Namespace, open_wallet: Callable[..., Awaitable[Any]],
+                     profile_dir: Path) -> None:
+    """The engine in this process: the agents' desk beside it, and the control socket (with
+    the desk's methods, as a daemon serves them) while the app runs."""
+    from tclk_tui.agents.service import agent_methods, serving_agents
+    from tclk_tui.daemon.logs import remove_logging, setup_logging
+    from tclk_tui.daemon.service import held_secrets, serve_wallet
+    from tclk_tui.daemon.wire import RpcError
+
+    holder: list[Any] = []
+    handler = setup_logging(profile_dir, getattr(args, "log_level", None) or "info",
+                            lambda: held_secrets(holder[0]) if holder else ())
+    try:
         wallet = await open_wallet(args, follow=True)
+        holder.append(wallet)
         try:
             # The profile's agents: the Approvals pane, the audit trail, the mailbox answered.
-            async with serving_agents(wallet) as desk:
+            async with serving_agents(wallet) as desk, serve_wallet(
+                    wallet, profile_dir, extra=agent_methods(desk, RpcError)):
                 await _run_app(wallet, desk)
         finally:
             await wallet.close()
-
-    asyncio.run(main())
+    finally:
+        remove_logging(handler)
 
 
 def run_demo_app() -> None:
