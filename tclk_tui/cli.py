@@ -42,6 +42,7 @@ DEFAULT_VENUE = "https://technocore.chat"
 EXIT_REFUSED = 1
 EXIT_USAGE = 2
 # Subcommands that are not engine operations (hand-written below).
+OWNER_WAIT_ROUNDS = 100  # x 0.1 s: how long a CLI call waits for an owner that is starting
 NON_ENGINE = ("demo", "venue", "vault", "daemon", "agents", "mcp")
 
 
@@ -119,20 +120,51 @@ async def run_command(name: str, params: dict[str, Any], args: argparse.Namespac
     """Run one registry command for the CLI and return its JSON answer; refusals raise
     CommandError.
 
-    This is the CLI's only way into the engine. Today it opens the profile's wallet in-process
-    for the one call. A daemon that owns the profile serves the same commands over its control
-    socket (method = `name`, params = `params`, answer = what `execute` returns), so this is the
-    one place to try that socket first; the answer must be identical either way, and a command
-    with `needs_wallet` False never needs a daemon.
+    This is the CLI's only way into the engine. When the profile has an owner (a daemon, or
+    the app running the engine) the command goes to its control socket (method = `name`,
+    params = `params`, answer = what `execute` returns there); only when none runs does the CLI
+    open the wallet itself, holding the profile lock, for the one call. The answer is the same
+    either way; a command with `needs_wallet` False never needs an owner.
     """
     command = REGISTRY[name]
     if not command.needs_wallet:
         return await execute(None, name, params)
-    wallet = await open_wallet(args)
+    answered, answer = _through_owner(args, name, params)
+    if answered:
+        return answer
+    from tclk_tui.engine.errors import ProfileBusy
+
+    try:
+        wallet = await open_wallet(args)
+    except ProfileBusy:
+        # An owner that has not bound its socket yet (starting up): ask it once it has.
+        for _ in range(OWNER_WAIT_ROUNDS):
+            await asyncio.sleep(0.1)
+            answered, answer = _through_owner(args, name, params)
+            if answered:
+                return answer
+        raise
     try:
         return await execute(wallet, name, params)
     finally:
         await wallet.close()
+
+
+def _through_owner(args: argparse.Namespace, name: str,
+                   params: dict[str, Any]) -> tuple[bool, Any]:
+    """The running owner's answer (daemon or app) when one serves the profile."""
+    from tclk_tui.daemon.client import DaemonLost, call_owner
+    from tclk_tui.daemon.wire import RpcError
+
+    try:
+        return call_owner(profile_dir(args), name, params)
+    except RpcError as exc:
+        if isinstance(exc.data, dict) and "kind" in exc.data:
+            raise CommandError.from_dict(exc.data) from None
+        raise CommandError("internal", exc.message) from None
+    except (DaemonLost, TimeoutError) as exc:
+        raise CommandError("internal", f"the profile's owner did not answer ({exc}); it may "
+                           "have acted: check with `tclk-tui deals`") from None
 
 
 def say(text: str, *, file: Any = None) -> None:

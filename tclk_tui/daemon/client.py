@@ -104,3 +104,16 @@ def try_connect(profile_dir: Path, **kwargs: Any) -> DaemonClient | None:
         return DaemonClient.for_profile(profile_dir, **kwargs)
     except NoDaemon:
         return None
+
+
+def call_owner(profile_dir: Path, method: str, params: dict[str, Any]) -> tuple[bool, Any]:
+    """(True, answer) from the profile's owner, or (False, None) when no owner answers.
+
+    Once a request is sent, a lost connection is an error, never a reason to run the command a
+    second time elsewhere: the owner may have performed it.
+    """
+    client = try_connect(profile_dir)
+    if client is None:
+        return False, None
+    with client:
+        return True, client.call(method, params)
