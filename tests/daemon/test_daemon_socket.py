@@ -91,7 +91,7 @@ def test_a_refusal_carries_the_cli_error_shape(daemon):
     with daemon.client() as client, pytest.raises(RpcError) as refused:
         client.call("status", {"deal": "0xnosuchdeal"})
     assert refused.value.code == wire.REFUSED
-    assert refused.value.data == {"kind": "refused", "message": "no deal '0xnosuchdeal'"}
+    assert refused.value.data == {"kind": "not-found", "message": "no deal '0xnosuchdeal'"}
 
 
 def test_the_peer_check_refuses_another_user():
