@@ -179,8 +179,8 @@ class RemoteArbitration(_Port):
     def verify_vote(self, commitment: str, contract: str, verdict: str, salt: str) -> bool:
         return bool(self.call("verify_vote", commitment, contract, verdict, salt))
 
-    async def tally(self, contract: str) -> Any:
-        return await self.act("tally", contract)
+    async def tally(self, contract: str, jurors: list[str] | None = None) -> Any:
+        return await self.act("tally", contract, jurors)
 
 
 class RemoteSettings(_Port):
