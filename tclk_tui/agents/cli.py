@@ -66,8 +66,14 @@ def run(args: argparse.Namespace, profile_dir: Path, open_journal: JournalOpener
             manifests = {args.name: load_manifest(agents_dir(profile_dir) / f"{args.name}.toml",
                                                   TOOL_NAMES)}
         bad = {n: m.problem for n, m in manifests.items() if m.problem}
-        lines = [f"{n}: {'ok' if m.problem is None else visible(m.problem)}"
-                 for n, m in manifests.items()]
+        everyone = load_manifests(profile_dir, TOOL_NAMES).values()
+        for name, m in manifests.items():
+            twins = sorted(o.name for o in everyone
+                           if o.name != name and m.did and o.did == m.did and not o.problem)
+            if twins and name not in bad:
+                bad[name] = (f"its did is also {', '.join(twins)}'s: a caller over a room "
+                             "cannot be told apart, so neither is served there")
+        lines = [f"{n}: {visible(bad[n]) if n in bad else 'ok'}" for n in manifests]
         emit(args, "\n".join(lines) or "no manifests", {"problems": bad,
                                                         "checked": sorted(manifests)})
         return 1 if bad else 0
@@ -80,6 +86,7 @@ def run(args: argparse.Namespace, profile_dir: Path, open_journal: JournalOpener
             info["spent_24h"] = journal.agents.spent(args.name, since_ms=since)
             info["pending_approvals"] = [a.id for a in journal.agents.approvals("pending")
                                          if a.agent == args.name]
+            info["wallet_mailbox"] = journal.get_setting("agents.mailbox")
         finally:
             journal.close()
         lines = [f"agent {manifest.name}: "
@@ -90,7 +97,9 @@ def run(args: argparse.Namespace, profile_dir: Path, open_journal: JournalOpener
                  f"assets {manifest.caps.assets}",
                  f"spent in the last 24 h: {info['spent_24h']}",
                  f"approval: {info['approval']}",
-                 f"pending approvals: {', '.join(info['pending_approvals']) or 'none'}"]
+                 f"pending approvals: {', '.join(info['pending_approvals']) or 'none'}",
+                 f"the wallet's mailbox (JSON-RPC and MCP over a room): "
+                 f"{info['wallet_mailbox'] or 'not opened yet'}"]
         emit(args, "\n".join(lines), info)
         return 0 if manifest.problem is None else 1
     if command == "log":

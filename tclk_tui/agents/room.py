@@ -145,8 +145,10 @@ class RoomServer:
         params = frame.get("params")
         meta = params.get("_meta") if isinstance(params, dict) else None
         reply_to = meta.get(REPLY_KEY) if isinstance(meta, dict) else None
-        if reply_to is None:
+        if reply_to is None:  # the plain JSON-RPC binding's spellings
             reply_to = frame.get("reply_to")
+            if reply_to is None and isinstance(params, dict):
+                reply_to = params.get("reply_to")
         if not isinstance(reply_to, str) or not MAILBOX_RE.match(reply_to):
             return None  # nowhere to answer: the signed lane only goes to a caller's mailbox
         if not isinstance(req_id, str | int) or isinstance(req_id, bool):
@@ -174,6 +176,7 @@ class RoomServer:
             return _error(req_id, INVALID_PARAMS, "params is an object")
         params = dict(params or {})
         params.pop("_meta", None)
+        params.pop("reply_to", None)
         manifest = self.desk.agent_for_did(sender)
         if manifest is None:
             return _error(req_id, UNKNOWN_CALLER, "no agent of this wallet has this DID: "

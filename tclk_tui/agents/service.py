@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
@@ -19,6 +20,7 @@ from tclk_tui.agents.errors import ToolError
 from tclk_tui.agents.room import RoomServer, mailbox_of
 
 TRANSPORTS = ("mcp-stdio", "socket")
+log = logging.getLogger("tclk_tui.agents")
 
 
 def desk_for(wallet) -> AgentDesk:
@@ -27,24 +29,38 @@ def desk_for(wallet) -> AgentDesk:
 
 
 @contextlib.asynccontextmanager
-async def serving_agents(wallet, *, room: bool | None = None) -> AsyncIterator[AgentDesk]:
+async def serving_agents(wallet, *, room: bool | None = None,
+                         publish: bool = True) -> AsyncIterator[AgentDesk]:
     """The desk, and the mailbox answered while the block runs (`room=None`: when a valid
-    manifest names a DID, the only way a caller over a room is recognised)."""
+    manifest names a DID, the only way a caller over a room is recognised). The mailbox is
+    named in the wallet's DID note (`mailbox:`), where a caller finds it."""
     desk = desk_for(wallet)
     if room is None:
         room = any(m.problem is None and m.did for m in desk.manifests())
-    server = task = None
+    server = None
+    tasks: list[asyncio.Task[None]] = []
     if room:
         server = RoomServer(desk, wallet.client, mailbox_of(wallet.journal), wallet.journal)
-        task = asyncio.create_task(server.run())
+        tasks.append(asyncio.create_task(server.run()))
+        if publish:
+            tasks.append(asyncio.create_task(_publish_mailbox(wallet, server.mailbox)))
     try:
         yield desk
     finally:
-        if task is not None and server is not None:
+        for task in tasks:
             task.cancel()
+        for task in tasks:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+        if server is not None:
             await server.close()
+
+
+async def _publish_mailbox(wallet, mailbox: str) -> None:
+    try:
+        await wallet.client.publish_did_note(mailbox=mailbox, rails=sorted(wallet.rails))
+    except Exception as exc:  # the venue may be down: the mailbox still answers
+        log.warning("could not publish the mailbox in the DID note: %s", exc)
 
 
 Method = Callable[[dict[str, Any]], Awaitable[Any]]

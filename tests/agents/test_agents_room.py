@@ -138,3 +138,36 @@ async def test_a_ring_gap_in_the_reply_room_is_reported_as_such(venue_factory):
                     await answer
         finally:
             await caller.close()
+
+
+async def test_a_caller_written_from_the_binding_alone(desks):
+    """No helper of ours on the caller's side: a hand-built frame with `reply_to`, the answer
+    read back from the caller's own mailbox; the wallet's mailbox found in its DID note."""
+    me = Identity.generate()
+    async with VenueClient(desks.pair.venue.url, me) as client:
+        desks.manifest("bob", "seller", manifest_text(tools=("deals",),
+                                                      extra=f'did = "{me.did}"\n'))
+        from tclk_tui.agents.service import serving_agents
+
+        async with serving_agents(desks.pair.bob) as _desk:
+            async with asyncio.timeout(10):
+                while True:
+                    note = await client.read_did_note(desks.pair.bob.did)
+                    if note is not None and note.mailbox:
+                        break
+                    await asyncio.sleep(0.05)
+            mine = "mb-p-plain-caller"
+            since = await client.cursor(mine)  # before writing the request
+            frame = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "reply_to": mine,
+                     "params": {"name": "deals", "arguments": {}}}
+            await client.post(note.mailbox, json.dumps(frame, separators=(",", ":"),
+                                                       ensure_ascii=True))
+            async with asyncio.timeout(10):
+                async for event in client.follow(mine, since=since, wait_s=2.0):
+                    answers = [json.loads(r.text) for r in getattr(event, "records", ())
+                               if r.verified and r.sender == desks.pair.bob.did]
+                    if answers:
+                        break
+    [answer] = answers
+    assert answer["id"] == 7 and answer["result"]["structuredContent"] == {"deals": []}
+    assert answer["result"]["isError"] is False

@@ -64,6 +64,10 @@ async def test_the_operator_approves_a_reveal_with_its_code(desks):
         app.open_deal(deal_id)
         await settle(pilot, lambda: "agents: seller" in screen_text(app), "the agent trail")
         assert "seller reveal (approved, operator)" in screen_text(app)
+        # The agent's heartbeat note is in the transcript as text: markup unparsed, the
+        # escape byte shown as an escape, no action run.
+        await settle(pilot, lambda: "[@click=app.quit]ok[/]" in screen_text(app), "the note")
+        assert "\x1b" not in screen_text(app)
         assert app.is_running
     status = await desks.bob.call("seller", "approval", {"approval": answer["approval"]})
     assert status["state"] == "approved" and status["result"]["status"] == "claimed"

@@ -52,3 +52,12 @@ def test_show_without_a_journal_says_so(tmp_path, capsys):
     _manifest(tmp_path, "bot", 'tools = []\n')
     assert main(["--home", str(tmp_path), "agents", "show", "bot"]) == 1
     assert "has no journal yet" in capsys.readouterr().err
+
+
+def test_check_refuses_two_manifests_with_one_did(tmp_path, capsys):
+    did = "did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK"
+    _manifest(tmp_path, "one", f'tools = ["board"]\ndid = "{did}"\n')
+    _manifest(tmp_path, "two", f'tools = ["board"]\ndid = "{did}"\n')
+    assert main(["--home", str(tmp_path), "agents", "check"]) == 1
+    out = capsys.readouterr().out
+    assert "one: its did is also two's" in out and "two: its did is also one's" in out
