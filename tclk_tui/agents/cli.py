@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -40,6 +41,17 @@ def add_parsers(sub, common: argparse.ArgumentParser, handler) -> None:
     lg = asub.add_parser("log", parents=[common], help="the agents' calls, newest first")
     lg.add_argument("name", nargs="?")
     lg.add_argument("--limit", type=int, default=50)
+    asub.add_parser("pending", parents=[common],
+                    help="approvals waiting for the operator (asks the running wallet)")
+    ap = asub.add_parser("approve", parents=[common],
+                         help="approve a pending call; the engine re-checks everything")
+    ap.add_argument("approval")
+    ap.add_argument("--code", metavar="HEX4",
+                    help="a reveal's code: the first 4 hex of the contract id")
+    ap.add_argument("--late", action="store_true", help="acknowledge a reveal past claimByMs")
+    dn = asub.add_parser("deny", parents=[common], help="deny a pending call, with a reason")
+    dn.add_argument("approval")
+    dn.add_argument("--reason", default="", help="sent to the agent as its answer")
     m = sub.add_parser("mcp", parents=[common],
                        help="serve one agent's tools over MCP on stdio (attaches to the "
                             "profile's running wallet)")
@@ -117,7 +129,44 @@ def run(args: argparse.Namespace, profile_dir: Path, open_journal: JournalOpener
                  + (f" — {visible(c.detail)}" if c.detail else "") for c in calls]
         emit(args, "\n".join(lines) or "no agent calls yet", {"calls": rows})
         return 0
+    if command in ("pending", "approve", "deny"):
+        return _operator(args, profile_dir, emit)
     raise ValueError(f"unknown agents command {command}")
+
+
+def _operator(args: argparse.Namespace, profile_dir: Path,
+              emit: Callable[[argparse.Namespace, str, Any], None]) -> int:
+    """Answer approvals in the process that owns the wallet (a daemon or the app)."""
+    from tclk_tui.daemon.client import try_connect
+    from tclk_tui.daemon.wire import RpcError
+
+    client = try_connect(profile_dir, timeout_s=120.0)
+    if client is None:
+        raise OSError(f"no wallet is running for profile {profile_dir.name}: approvals are "
+                      "answered where the engine runs (the app's Approvals pane, or start "
+                      "`tclk-tui daemon`)")
+    try:
+        if args.agents_command == "pending":
+            rows = client.call("agents.pending")["approvals"]
+            lines = [f"{r['approval']}  {visible(r['agent']):<14} {r['tool']:<8} "
+                     f"{visible(r['deal'] or '-')[:20]}" for r in rows]
+            emit(args, "\n".join(lines) or "no approvals pending", {"approvals": rows})
+            return 0
+        try:
+            if args.agents_command == "approve":
+                row = client.call("agents.approve", {"approval": args.approval,
+                                                     "code": args.code, "late": args.late})
+            else:
+                row = client.call("agents.deny", {"approval": args.approval,
+                                                  "reason": args.reason})
+        except RpcError as exc:
+            print(f"tclk-tui: refused: {visible(exc.message)}", file=sys.stderr)
+            return 1
+        emit(args, f"{row['approval']}: {row['state']}"
+             + (f" ({visible(row['reason'])})" if row["reason"] else ""), row)
+        return 0 if row["state"] in ("approved", "denied") else 1
+    finally:
+        client.close()
 
 
 __all__ = ["add_parsers", "run", "visible"]

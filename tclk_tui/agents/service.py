@@ -15,7 +15,7 @@ from typing import Any
 
 from tclk_tui.agents.attach import error_data
 from tclk_tui.agents.backend import WalletBackend
-from tclk_tui.agents.desk import AgentDesk
+from tclk_tui.agents.desk import AgentDesk, ApprovalError
 from tclk_tui.agents.errors import ToolError
 from tclk_tui.agents.room import RoomServer, mailbox_of
 
@@ -90,7 +90,37 @@ def agent_methods(desk: AgentDesk, rpc_error: Callable[[int, str, dict], Excepti
     async def tools(params: dict[str, Any]) -> Any:
         return {"tools": desk.tools_for(text(params, "agent"))}
 
-    return {"agents.call": call, "agents.tools": tools}
+    async def pending(params: dict[str, Any]) -> Any:
+        await desk.refresh()  # what lapsed is not offered to the operator
+        return {"approvals": [approval_facts(r) for r in desk.pending()]}
+
+    async def approve(params: dict[str, Any]) -> Any:
+        try:
+            decided = await desk.approve(text(params, "approval"), params.get("code"),
+                                         acknowledge_late=params.get("late") is True)
+        except ApprovalError as exc:
+            raise rpc_error(-32000, exc.reason, {"kind": "refused",
+                                                 "message": exc.reason}) from None
+        return approval_facts(decided)
+
+    async def deny(params: dict[str, Any]) -> Any:
+        try:
+            decided = desk.deny(text(params, "approval"), str(params.get("reason") or ""))
+        except ApprovalError as exc:
+            raise rpc_error(-32000, exc.reason, {"kind": "refused",
+                                                 "message": exc.reason}) from None
+        return approval_facts(decided)
+
+    # agents.call and agents.tools are for transports; pending, approve and deny are the
+    # operator's (the socket is 0600 and answers this user only).
+    return {"agents.call": call, "agents.tools": tools, "agents.pending": pending,
+            "agents.approve": approve, "agents.deny": deny}
 
 
-__all__ = ["agent_methods", "desk_for", "serving_agents"]
+def approval_facts(row) -> dict[str, Any]:
+    return {"approval": row.id, "agent": row.agent, "tool": row.tool, "deal": row.deal_id,
+            "state": row.state, "reason": row.reason, "params": row.params,
+            "facts": row.facts, "created_ms": row.created_ms, "result": row.result}
+
+
+__all__ = ["agent_methods", "approval_facts", "desk_for", "serving_agents"]

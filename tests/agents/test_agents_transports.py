@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import sys
 from collections.abc import Awaitable, Callable
@@ -115,3 +116,34 @@ async def test_the_mcp_server_refuses_to_run_without_a_wallet(desks):
     assert b"no wallet is running for profile alice" in err
     with contextlib.suppress(ProcessLookupError):
         proc.kill()
+
+
+async def _cli(desks, *args: str) -> tuple[int, str, str]:
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "tclk_tui.cli", "--home", str(desks.pair.data_dir), "--profile",
+        "bob", *args, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    async with asyncio.timeout(60):
+        out, err = await proc.communicate()
+    return proc.returncode, out.decode(), err.decode()
+
+
+async def test_the_operator_answers_through_the_running_wallet_from_the_cli(desks):
+    from tests.agents.test_agents_approvals import locked_deal
+
+    deal = await locked_deal(desks)
+    bob_dir = desks.pair.data_dir / "bob"
+    code, _, err = await _cli(desks, "agents", "pending")
+    assert code == 1 and "no wallet is running for profile bob" in err
+    async with serving_agents(desks.pair.bob, room=False) as desk, \
+            serve_wallet(desks.pair.bob, bob_dir, extra=agent_methods(desk, RpcError)):
+        first = await desk.call("seller", "reveal", {"deal": deal})
+        code, out, _ = await _cli(desks, "--json", "agents", "pending")
+        [row] = json.loads(out)["approvals"]
+        assert code == 0 and row["approval"] == first["approval"] and row["tool"] == "reveal"
+        code, _, err = await _cli(desks, "agents", "approve", row["approval"], "--code", "zzzz")
+        assert code == 1 and "type" in err  # a wrong code decides nothing
+        contract = desks.pair.bob.deal(deal).state.contract
+        code, out, _ = await _cli(desks, "agents", "approve", row["approval"], "--code",
+                                  contract[2:6])
+        assert code == 0 and "approved" in out
+        assert desks.pair.bob.deal(deal).state.status == "claimed"
