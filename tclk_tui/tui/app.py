@@ -688,6 +688,8 @@ class TclkApp(App[None]):
             ("Offers board", [*BoardPane.BINDINGS, *OfferTable.BINDINGS]),
             ("Deal room (only the actions valid now are active)", DealRoomPane.BINDINGS),
             ("Vault", VaultPane.BINDINGS),
+            *([("Approvals (5): agents' calls waiting for you", ApprovalsPane.BINDINGS)]
+              if self.agents is not None else []),
             ("Dialogs", [Binding("escape", "cancel", "Back out / close"),
                          Binding("y", "confirm", "Confirm / accept (when no code is asked)"),
                          Binding("ctrl+s", "post", "Post (offer form)")]),

@@ -94,3 +94,18 @@ async def test_a_denial_reaches_the_waiting_agent_with_its_reason(desks):
     with pytest.raises(ToolRefused, match="denied by the operator: job not delivered"):
         await call
     assert wallet.deal(deal_id).state.status == "locked"
+
+
+async def test_help_lists_the_approvals_keys_when_agents_are_served(desks):
+    app = TclkApp(desks.pair.bob, agents=desks.bob, clock_ms=desks.pair.clock)
+    async with app.run_test(size=SIZE) as pilot:
+        titles = [title for title, _ in app.help_sections()]
+        assert any(t.startswith("Approvals (5)") for t in titles)
+        assert not any(t.startswith("Approvals") for t in
+                       [title for title, _ in TclkApp(desks.pair.bob).help_sections()])
+        await pilot.press("5")
+        await settle(pilot, lambda: app.active_pane == "approvals", "the approvals pane")
+        assert "No approvals pending" in screen_text(app)
+        await pilot.press("a", "d")  # nothing to approve or deny: nothing opens
+        await pilot.pause()
+        assert app.screen is app.default_screen
