@@ -275,6 +275,7 @@ def deal_detail(view: DealView) -> dict[str, Any]:
                       "refund_after_ms": d.refund_after_ms, "last_safe_ms": d.last_safe_ms,
                       "last_safe_what": d.last_safe_what},
         "note": view.note,
+        "unavailable": dict(view.unavailable),
         "records": [{"room": r.room, "seq": r.seq, "ts_ms": r.ts_ms, "sender": r.sender,
                      "verified": r.verified, "type": r.type, "summary": r.summary, "ok": r.ok,
                      "reason": r.reason, "mine": r.mine} for r in view.records],
@@ -289,6 +290,7 @@ def gate_facts(command: Command, request: GateRequest) -> dict[str, Any]:
         "action": request.action, "deal": request.deal_id, "contract": request.contract,
         "allowed": request.allowed, "blockers": list(request.blockers), "late": request.late,
         "facts": [{"label": f.label, "ok": f.ok, "detail": f.detail} for f in request.facts],
+        "code_prompt": request.prompt,
         "confirm": {"param": confirm.name, "code_required": confirm.base is str,
                     "prompt": confirm.help},
     }

@@ -7,14 +7,17 @@ commit money or a secret go through gates, re-checked at confirmation time.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import secrets as _secrets
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from tclk_tui.engine.crash import crashpoint
 from tclk_tui.engine.deadlines import deal_deadlines
 from tclk_tui.engine.events import DealAdvanced, Notice
-from tclk_tui.engine.gates import GateFact, GateRefused, GateRequest
+from tclk_tui.engine.gates import GateFact, GateRefused, GateRequest, code_prompt
+from tclk_tui.engine.legal import DEAL_ACTIONS, Legal, Prospect, judge, prospect
 from tclk_tui.engine.ports import DealContext
 from tclk_tui.engine.views import Deadlines, DealView, RecordView, TimelineEntry
 from tclk_tui.protocol.adaptor import get_public_key, pre_sign, verify_pre_signature
@@ -30,15 +33,6 @@ from tclk_tui.protocol.transcript import (
     verify_transcript_record,
 )
 from tclk_tui.rails.base import LockTerms
-
-ACTIONS_BY_STATUS = {
-    ("proposed", "payer"): {"cancel"},
-    ("proposed", "payee"): {"cancel"},
-    ("accepted", "payer"): {"lock", "cancel", "heartbeat"},
-    ("accepted", "payee"): {"cancel", "heartbeat"},
-    ("locked", "payer"): {"refund", "heartbeat"},
-    ("locked", "payee"): {"reveal", "heartbeat"},
-}
 
 
 def claim_message(contract: str) -> bytes:
@@ -192,16 +186,37 @@ class DealSession:
         other = self.state.payee_did if self.role == "payer" else self.state.payer_did
         return other
 
+    def _prospect(self, action: str, *, rail: str | None = None, note: str | None = None,
+                  secret: str | None = None, ref: str | None = None,
+                  presig: Mapping[str, str] | None = None) -> Prospect:
+        """The frame this wallet would post for `action` now (see engine.legal)."""
+        if action == "lock" and rail is None:
+            rail = self._default_rail()
+        if action == "reveal" and secret is None:
+            secret = self.ctx.secrets.deal_secret(self.deal_id)
+        built = prospect(action, self.state, did=self.ctx.did, deal_id=self.deal_id, rail=rail,
+                         secret=secret, note=note, ref=ref)
+        if presig is not None:
+            built.frame["presig"] = dict(presig)
+        return built
+
+    def can(self, action: str, *, rail: str | None = None) -> Legal:
+        """Whether `action` is legal now: the frame it would post, dry-run through
+        `apply_frame` (the rule every record read from the venue is judged by)."""
+        if action not in DEAL_ACTIONS:
+            return Legal(False, f"{action} is not a deal action")
+        try:
+            built = self._prospect(action, rail=rail)
+        except TclkError as exc:
+            return Legal(False, str(exc).removeprefix("tclk: "))
+        return judge(self.state, built, self.ctx.now_ms())
+
+    def legal_actions(self) -> dict[str, Legal]:
+        """Every deal action with the engine's answer: the one table the faces read."""
+        return {action: self.can(action) for action in DEAL_ACTIONS}
+
     def actions(self) -> frozenset[str]:
-        if self.observer:
-            return frozenset()
-        status = self.state.status
-        acts = set(ACTIONS_BY_STATUS.get((status, self.role), set()))
-        if status == "proposed" and self.offer["from"] != self.ctx.did:
-            acts.discard("cancel")  # only the offerer may cancel a proposed offer
-        if status in ("claimed", "refunded") or (status == "cancelled" and self.state.contract):
-            acts.add("receipt")
-        return frozenset(acts)
+        return frozenset(a for a, legal in self.legal_actions().items() if legal.ok)
 
     def deadlines(self) -> Deadlines:
         """The deal's deadlines and last safe moment now (cheap: the per-second tick's view)."""
@@ -243,6 +258,7 @@ class DealSession:
                 frame = try_decode_frame(record.line)
                 note = frame.get("note", "") if frame else ""
                 break
+        answers = self.legal_actions()
         return DealView(
             deal_id=self.deal_id, contract=state.contract,
             role="observer" if self.observer else self.role,
@@ -251,7 +267,10 @@ class DealSession:
             rails=tuple(self.offer["rails"]), counterparty=self.counterparty(),
             room=self.room,
             deadlines=self.deadlines(),
-            actions=self.actions(), records=tuple(records), timeline=tuple(timeline),
+            actions=frozenset(a for a, legal in answers.items() if legal.ok),
+            unavailable=tuple((a, legal.reason or "") for a, legal in answers.items()
+                              if not legal.ok),
+            records=tuple(records), timeline=tuple(timeline),
             secret_held=self.ctx.secrets.deal_secret(self.deal_id) is not None,
             rail_moves_value=bool(rail.moves_value) if rail is not None else False,
             note=note, rail_status=self.rail_status, rail_disagrees=self.rail_disagrees(),
@@ -393,7 +412,8 @@ class DealSession:
         return GateRequest(action=action, deal_id=self.deal_id, contract=self.state.contract,
                            facts=tuple(facts), blockers=tuple(blockers), late=late,
                            confirm_code=code, created_ms=self.ctx.now_ms(),
-                           token=_secrets.token_hex(8))
+                           token=_secrets.token_hex(8),
+                           prompt=code_prompt(code, digits_of="contract id") if code else "")
 
     def _time_facts(self, now: int) -> list[GateFact]:
         o = self.offer
@@ -408,18 +428,13 @@ class DealSession:
         state, now = self.state, self.ctx.now_ms()
         facts: list[GateFact] = []
         blockers: list[str] = []
-        if self.role != "payer":
-            blockers.append("only the payer locks")
-        if state.status != "accepted":
-            blockers.append(f"the contract is {state.status}, not accepted")
         chosen = rail or self._default_rail()
-        if chosen is None:
-            blockers.append("no offered rail is available in this wallet")
-        else:
-            offered = rail_in_offer(self.offer["rails"], chosen)
-            facts.append(GateFact("rail offered", offered, chosen))
-            if not offered:
-                blockers.append(f"rail {chosen} was not offered")
+        legal = self.can("lock", rail=chosen)
+        if not legal.ok:
+            blockers.append(legal.reason or "the protocol refuses a lock now")
+        if chosen is not None:
+            facts.append(GateFact("rail offered", rail_in_offer(self.offer["rails"], chosen),
+                                  chosen))
             rail_obj = self._rail_for(chosen)
             if rail_obj is None:
                 blockers.append(f"this wallet has no {chosen} rail")
@@ -435,9 +450,7 @@ class DealSession:
         facts.append(GateFact("amount", None, f"{self.offer['amount']} {self.offer['asset']}"))
         facts.append(GateFact("payee", None, short(state.payee_did)))
         facts += self._time_facts(now)
-        if now >= self.offer["refundAfterMs"]:
-            blockers.append("the refund window is already open")
-        elif now >= self.offer["claimByMs"]:
+        if self.offer["claimByMs"] <= now < self.offer["refundAfterMs"]:
             facts.append(GateFact("payee claim window", False,
                                   "already past claimByMs: the payee could only reveal late"))
         req = self._request("lock", facts, blockers)
@@ -453,10 +466,9 @@ class DealSession:
         state, now = self.state, self.ctx.now_ms()
         facts: list[GateFact] = []
         blockers: list[str] = []
-        if self.role != "payee":
-            blockers.append("only the payee reveals")
-        if state.status != "locked":
-            blockers.append(f"the contract is {state.status}, not locked")
+        legal = self.can("reveal")
+        if not legal.ok:
+            blockers.append(legal.reason or "the protocol refuses a reveal now")
         check = self.lock_check
         if check is None or check.ref != state.rail_ref:
             facts.append(GateFact("lock on the rail", False, "not verified yet"))
@@ -485,24 +497,15 @@ class DealSession:
             self.offer["lock"], state.statement, secret)
         facts.append(GateFact("secret in the vault opens the statement", holds,
                               "yes" if holds else "no"))
-        if not holds:
-            blockers.append("the vault holds no secret that opens the statement")
         facts += self._time_facts(now)
-        late = False
-        if now >= self.offer["refundAfterMs"]:
-            blockers.append("the refund window is open: a reveal now races the payer's refund")
-        elif now >= self.offer["claimByMs"]:
-            late = True
+        late = self.offer["claimByMs"] <= now < self.offer["refundAfterMs"]
         code = state.contract[2:6] if state.contract else None
         return self._request("reveal", facts, blockers, late=late, code=code)
 
     def request_cancel(self) -> GateRequest:
         state = self.state
-        blockers: list[str] = []
-        if state.status not in ("proposed", "accepted"):
-            blockers.append(f"cannot cancel a {state.status} contract")
-        if state.status == "proposed" and self.offer["from"] != self.ctx.did:
-            blockers.append("only the offerer may cancel a proposed offer")
+        legal = self.can("cancel")
+        blockers = [] if legal.ok else [legal.reason or "the protocol refuses a cancel now"]
         facts = [GateFact("status", None, state.status)]
         if state.status == "accepted":
             facts.append(GateFact("counterparty", None,
@@ -511,13 +514,8 @@ class DealSession:
 
     def request_refund(self) -> GateRequest:
         state, now = self.state, self.ctx.now_ms()
-        blockers: list[str] = []
-        if self.role != "payer":
-            blockers.append("only the payer refunds")
-        if state.status != "locked":
-            blockers.append(f"the contract is {state.status}, not locked")
-        if now < self.offer["refundAfterMs"]:
-            blockers.append("the refund window is not open yet")
+        legal = self.can("refund")
+        blockers = [] if legal.ok else [legal.reason or "the protocol refuses a refund now"]
         facts = [GateFact("rail", None, f"{state.rail} ref {state.rail_ref}"),
                  *self._time_facts(now)]
         return self._request("refund", facts, blockers)
@@ -540,8 +538,7 @@ class DealSession:
             raise GateRefused(f"{request.action} is not a deal action")
         if fresh.blockers:
             raise GateRefused("; ".join(fresh.blockers))
-        if fresh.confirm_code is not None and (typed_code or "").strip().lower() != \
-                fresh.confirm_code:
+        if not fresh.code_matches(typed_code):
             raise GateRefused(f"type {fresh.confirm_code} (the first 4 hex of the contract id) "
                               "to confirm")
         if fresh.late and not acknowledge_late:
@@ -551,7 +548,13 @@ class DealSession:
 
     # -- the actions ---------------------------------------------------------------------------
 
-    async def _post(self, room: str, frame: dict) -> None:
+    async def _post(self, room: str | None, built: Prospect) -> None:
+        """Post a frame only if the state machine takes it now (h11's rule: what we send is
+        judged exactly like what we read)."""
+        legal = judge(self.state, built, self.ctx.now_ms())
+        if not legal.ok or room is None:
+            raise GateRefused(legal.reason or "there is no deal room to post in yet")
+        frame = built.frame
         # A reveal's secret is handed over separately so the outbox journals a placeholder.
         await self.ctx.publisher.publish(room, encode_frame(frame), deal_id=self.deal_id,
                                          secret=frame.get("secret"))
@@ -569,15 +572,14 @@ class DealSession:
             except Exception as exc:  # a squatter on a world-writable note, an outage
                 raise GateRefused(f"the rail refused the lock: {exc}") from None
             crashpoint("after-rail-lock")
-        frame = {"type": "lock", "from": self.ctx.did, "contract": terms.contract,
-                 "rail": rail_id, "ref": ref}
+        presig = None
         if self.offer["lock"] == "point":
             sk = self.ctx.secrets.payment_secret_key(self.deal_id)
             presig = pre_sign(sk, "0x" + claim_message(terms.contract).hex(), terms.statement)
             if presig is None:
                 raise GateRefused("could not pre-sign the claim message")
-            frame["presig"] = presig
-        await self._post(self.room, frame)
+        await self._post(self.room, self._prospect("lock", rail=rail_id, ref=ref,
+                                                   presig=presig))
 
     async def _do_reveal(self, request: GateRequest) -> None:
         state = self.state
@@ -591,9 +593,7 @@ class DealSession:
             # word decides, never the wording of its error.
             if not await self._claimed_by_us(rail, state.rail_ref):
                 raise GateRefused(f"the rail refused the claim: {exc}") from None
-        frame = {"type": "reveal", "from": self.ctx.did, "contract": state.contract,
-                 "ref": state.rail_ref, "secret": secret}
-        await self._post(self.room, frame)
+        await self._post(self.room, self._prospect("reveal", secret=secret))
 
     async def _do_refund(self, request: GateRequest) -> None:
         state = self.state
@@ -603,38 +603,29 @@ class DealSession:
         except TclkError as exc:
             if await _rail_status(rail, state.rail_ref) != "refunded":
                 raise GateRefused(f"the rail refused the refund: {exc}") from None
-        frame = {"type": "refund", "from": self.ctx.did, "contract": state.contract,
-                 "ref": state.rail_ref}
-        await self._post(self.room, frame)
+        await self._post(self.room, self._prospect("refund"))
 
     async def _do_cancel(self, request: GateRequest) -> None:
-        state = self.state
-        if state.status == "proposed":
-            frame = {"type": "cancel", "from": self.ctx.did, "contract": self.deal_id}
-            await self._post(OFFER_ROOM, frame)
-        else:
-            frame = {"type": "cancel", "from": self.ctx.did, "contract": state.contract}
-            await self._post(self.room, frame)
+        room = OFFER_ROOM if self.state.status == "proposed" else self.room
+        await self._post(room, self._prospect("cancel"))
+
+    def _ungated(self, action: str, note: str | None = None) -> Prospect:
+        try:
+            built = self._prospect(action, note=note)
+        except TclkError as exc:
+            raise GateRefused(str(exc).removeprefix("tclk: ")) from None
+        legal = judge(self.state, built, self.ctx.now_ms())
+        if not legal.ok:
+            raise GateRefused(f"no {action} now: {legal.reason}")
+        return built
 
     async def heartbeat(self, note: str | None = None) -> DealView:
-        if "heartbeat" not in self.actions():
-            raise GateRefused(f"no heartbeat in status {self.state.status}")
-        frame = {"type": "heartbeat", "from": self.ctx.did, "contract": self.state.contract,
-                 "nonce": _secrets.token_hex(8)}
-        if note:
-            frame["note"] = note
-        await self._post(self.room, frame)
+        await self._post(self.room, self._ungated("heartbeat", note or None))
         return self.view()
 
     async def receipt(self) -> DealView:
-        if "receipt" not in self.actions():
-            raise GateRefused(f"no receipt in status {self.state.status}")
         state = self.state
-        frame = {"type": "receipt", "from": self.ctx.did, "contract": state.contract,
-                 "outcome": state.status}
-        if state.status != "cancelled":
-            frame["rail"], frame["ref"] = state.rail, state.rail_ref
-        await self._post(self.room, frame)
+        await self._post(self.room, self._ungated("receipt"))
         self.ctx.events.publish(Notice("info", f"receipt posted: {state.status}",
                                        deal_id=self.deal_id))
         return self.view()
@@ -658,11 +649,8 @@ def _with_rail(request: GateRequest, rail: str | None) -> GateRequest:
     """Carry the chosen rail inside the request (as a fact) so confirm locks on that rail."""
     if rail is None or any(f.label == "chosen rail" for f in request.facts):
         return request
-    facts = (GateFact("chosen rail", None, rail), *request.facts)
-    return GateRequest(action=request.action, deal_id=request.deal_id,
-                       contract=request.contract, facts=facts, blockers=request.blockers,
-                       late=request.late, confirm_code=request.confirm_code,
-                       created_ms=request.created_ms, token=request.token)
+    return dataclasses.replace(request,
+                               facts=(GateFact("chosen rail", None, rail), *request.facts))
 
 
 def _rail_of(request: GateRequest) -> str | None:

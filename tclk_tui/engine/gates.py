@@ -47,8 +47,23 @@ class GateRequest:
     # or None when a plain yes is enough.
     confirm_code: str | None = None
     created_ms: int = 0
+    # The sentence every face prints to ask for the code, written once here in the engine.
+    prompt: str = ""
     token: str = field(default="", compare=False)
 
     @property
     def allowed(self) -> bool:
         return not self.blockers
+
+    def code_matches(self, typed: str | None) -> bool:
+        """The one comparison of a typed code, for every face (case and spaces ignored)."""
+        return self.confirm_code is None or (typed or "").strip().lower() == self.confirm_code
+
+
+
+def code_prompt(code: str, *, digits_of: str | None = None) -> str:
+    """The prompt for a typed code. With `digits_of` the code is the first 4 hex digits of
+    that id, read off the screen (so confirming is a deliberate act), not printed."""
+    if digits_of:
+        return f"Type the first 4 hex digits of the {digits_of} to confirm:"
+    return f"Type {code} to confirm:"

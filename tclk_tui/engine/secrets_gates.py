@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from tclk_tui.engine.deal_book import DealBook
 from tclk_tui.engine.errors import EngineError
-from tclk_tui.engine.gates import GateFact, GateRefused, GateRequest
+from tclk_tui.engine.gates import GateFact, GateRefused, GateRequest, code_prompt
 from tclk_tui.engine.keeper import VaultKeeper
 from tclk_tui.engine.views import HeldSecret, VaultStatus
 from tclk_tui.vault.errors import VaultError
@@ -51,12 +51,12 @@ class SecretGates:
                  GateFact("fingerprint", None, self.vault.seed_fingerprint()))
         return GateRequest(action="seed-backup", deal_id="", contract=None, facts=facts,
                            confirm_code=SEED_BACKUP_CODE, created_ms=self.now_ms(),
-                           token=_secrets.token_hex(8))
+                           token=_secrets.token_hex(8), prompt=code_prompt(SEED_BACKUP_CODE))
 
     def confirm_seed_backup(self, request: GateRequest, typed_code: str = "") -> str:
         if request.action != "seed-backup":
             raise GateRefused("not a seed backup request")
-        if typed_code.strip().lower() != SEED_BACKUP_CODE:
+        if typed_code.strip().lower() != SEED_BACKUP_CODE:  # never the request's own code
             raise GateRefused(f"type {SEED_BACKUP_CODE} to show the seed")
         return self.vault.export_seed()
 
@@ -70,6 +70,7 @@ class SecretGates:
         deal = self.book.find(deal_id)
         blockers = [] if self.keeper.deal_secret(deal.deal_id) else ["no secret held for it"]
         code = (deal.state.contract or deal.deal_id)[2:6]
+        digits_of = "contract id" if deal.state.contract else "deal id"
         facts = (GateFact("deal", None, deal.deal_id[:18] + "…"),
                  GateFact("status", None, deal.state.status),
                  GateFact("risk", None if deal.state.status in ("claimed",) else False,
@@ -78,12 +79,13 @@ class SecretGates:
         return GateRequest(action="secret-reveal", deal_id=deal.deal_id,
                            contract=deal.state.contract, facts=facts,
                            blockers=tuple(blockers), confirm_code=code,
-                           created_ms=self.now_ms(), token=_secrets.token_hex(8))
+                           created_ms=self.now_ms(), token=_secrets.token_hex(8),
+                           prompt=code_prompt(code, digits_of=digits_of))
 
     def confirm_secret_reveal(self, request: GateRequest, typed_code: str) -> str:
         if request.action != "secret-reveal" or request.blockers:
             raise GateRefused("; ".join(request.blockers) or "not a secret reveal request")
-        if typed_code.strip().lower() != request.confirm_code:
+        if request.confirm_code is None or not request.code_matches(typed_code):
             raise GateRefused(f"type {request.confirm_code} to show the secret")
         secret = self.keeper.deal_secret(request.deal_id)
         if secret is None:

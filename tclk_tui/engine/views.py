@@ -108,6 +108,9 @@ class DealView:
     rail_disagrees: bool = False
     # What a chain rail read about the lock (chain id, block, confirmations, amount, ...).
     lock_facts: tuple[tuple[str, str], ...] = ()
+    # The deal actions not legal now, each with the engine's reason (engine.legal): faces show
+    # these disabled with the reason rather than computing one.
+    unavailable: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

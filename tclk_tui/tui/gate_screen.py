@@ -90,13 +90,8 @@ def blockers_text(request: GateRequest) -> Text:
 
 
 def code_prompt(request: GateRequest) -> Text:
-    """What to type: the code is read off the screen, so confirming is a deliberate act."""
-    code = request.confirm_code or ""
-    if request.contract and request.contract[2:6].lower() == code.lower():
-        return Text("Type the first 4 hex digits of the contract id to confirm:")
-    if request.deal_id and request.deal_id[2:6].lower() == code.lower():
-        return Text("Type the first 4 hex digits of the deal id to confirm:")
-    return Text.assemble("Type ", literal(code, style="bold"), " to confirm:")
+    """What to type, in the engine's words (`GateRequest.prompt`)."""
+    return literal(request.prompt or "Type the code to confirm:", max_len=300)
 
 
 class GateScreen(ModalScreen[Any]):

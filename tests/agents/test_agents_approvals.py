@@ -115,7 +115,7 @@ async def test_engine_gates_still_apply_under_auto(desks):
     offer = await desks.alice.call("buyer", "offer", OFFER)
     with pytest.raises(ToolFailed, match="not accepted"):
         await desks.alice.call("buyer", "lock", {"deal": offer["deal"]})
-    with pytest.raises(ToolFailed, match="only the payee reveals"):
+    with pytest.raises(ToolFailed, match="not locked"):
         await desks.alice.call("buyer", "reveal", {"deal": offer["deal"]})
     assert not desks.alice.pending()
 

@@ -30,7 +30,7 @@ async def test_offerer_cancels_a_proposed_offer_on_the_board(pair: Pair):
     with pytest.raises(EngineError, match="cancelled"):
         await pair.bob.accept_offer(offer_id)
     again = deal_a.request_cancel()
-    assert "cannot cancel a cancelled contract" in again.blockers
+    assert "the contract is cancelled, not accepted or proposed" in again.blockers
     await assert_cancelled_on_board(pair, offer_id)
 
 
@@ -60,6 +60,6 @@ async def test_cancel_is_refused_once_locked(pair: Pair):
     await pair.sync()
     for deal in (deal_a, deal_b):
         request = deal.request_cancel()
-        assert "cannot cancel a locked contract" in request.blockers
+        assert "the contract is locked, not accepted or proposed" in request.blockers
         with pytest.raises(GateRefused):
             await deal.confirm(request)

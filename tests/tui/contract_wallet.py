@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from tclk_tui.engine.events import BoardChanged, EventBus, VenueStatus
-from tclk_tui.engine.gates import GateFact, GateRefused, GateRequest
+from tclk_tui.engine.gates import GateFact, GateRefused, GateRequest, code_prompt
 from tclk_tui.engine.views import (
     BoardQuery,
     Deadlines,
@@ -129,7 +129,8 @@ def gate_request(action: str = "reveal", *, deal_id: str = "0x" + "d1" * 32,
     )
     return GateRequest(action=action, deal_id=deal_id, contract=CONTRACT,  # type: ignore[arg-type]
                        facts=facts, blockers=blockers, late=late, confirm_code=code,
-                       created_ms=NOW_MS)
+                       created_ms=NOW_MS,
+                       prompt=code_prompt(code, digits_of="contract id") if code else "")
 
 
 class ContractBoard:
@@ -350,7 +351,8 @@ class ContractWallet:
     def request_seed_backup(self) -> GateRequest:
         return GateRequest(action="seed-backup", deal_id="", contract=None,
                            facts=(GateFact("shown once", None, "write it on paper"),),
-                           confirm_code="backup", created_ms=self.now_ms())
+                           confirm_code="backup", created_ms=self.now_ms(),
+                           prompt=code_prompt("backup"))
 
     def confirm_seed_backup(self, request: GateRequest, typed_code: str = "") -> str:
         if typed_code.strip().lower() != "backup":
@@ -366,7 +368,8 @@ class ContractWallet:
     def request_secret_reveal(self, deal_id: str) -> GateRequest:
         return GateRequest(action="secret-reveal", deal_id=deal_id, contract=CONTRACT,
                            facts=(GateFact("secret", None, "preimage of this deal"),),
-                           confirm_code="abcd", created_ms=self.now_ms())
+                           confirm_code="abcd", created_ms=self.now_ms(),
+                           prompt=code_prompt("abcd", digits_of="contract id"))
 
     def confirm_secret_reveal(self, request: GateRequest, typed_code: str) -> str:
         if typed_code.lower() != "abcd":
