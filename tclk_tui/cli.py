@@ -268,14 +268,14 @@ def cmd_demo(args: argparse.Namespace) -> int:
         from tclk_tui.engine.demo import run_headless
 
         transcript = io.StringIO() if args.json else sys.stdout
-        status = asyncio.run(run_headless(transcript))
+        status = asyncio.run(run_headless(transcript, rail=args.rail))
         if args.json:
             print_json({"status": status})
         return 0 if status == "claimed" else EXIT_REFUSED
     from tclk_tui.tui.run import run_demo_app
 
     need_terminal("the demo app (or use `demo --headless`)")
-    run_demo_app()
+    run_demo_app(rail=args.rail)
     return 0
 
 
@@ -465,6 +465,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add("demo", cmd_demo, "rehearse a full deal on a local venue with a scripted agent")
     p.add_argument("--headless", action="store_true", help="no screen: print the transcript")
+    p.add_argument("--rail", choices=("paper", "evm-htlc"), default="paper",
+                   help="paper (default, settles nothing) or evm-htlc (test ether on a local "
+                        "anvil)")
     p = add("venue", cmd_venue, "serve a local rehearsal venue")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default loopback)")
     p.add_argument("--port", type=port_number, default=8080,

@@ -18,11 +18,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
+from tclk_tui.engine.demo_chain import EVM_DEMO_OFFERS, DemoChain, demo_chain
 from tclk_tui.engine.errors import EngineError
 from tclk_tui.engine.events import BoardChanged, DeadlineWarning, DealAdvanced
 from tclk_tui.engine.gates import GateRefused
 from tclk_tui.engine.views import OfferDraft
 from tclk_tui.engine.wallet import Wallet, wall_clock_ms
+from tclk_tui.rails.evm import format_ether
 from tclk_tui.rails.memory import MemoryRail
 from tclk_tui.rehearsal.runner import RunningVenue, start_venue
 from tclk_tui.rehearsal.server import VenueConfig
@@ -54,14 +56,17 @@ def demo_vault(directory: Path, profile: str) -> Vault:
 class DemoCounterparty:
     """A scripted agent on the other side of every demo deal."""
 
-    def __init__(self, wallet: Wallet) -> None:
+    def __init__(self, wallet: Wallet, offers: tuple[OfferDraft, ...] = DEMO_OFFERS,
+                 rail: str = "paper") -> None:
         self.wallet = wallet
+        self.offers = offers
+        self.rail = rail
         self._task: asyncio.Task[None] | None = None
         self._narrated: set[tuple[str, str]] = set()
         self._busy: set[str] = set()
 
     async def start(self) -> None:
-        for draft in DEMO_OFFERS:
+        for draft in self.offers:
             await self.wallet.post_offer(draft)
         self._task = asyncio.create_task(self._run(), name="demo-counterparty")
 
@@ -111,13 +116,17 @@ class DemoCounterparty:
             return
         status, role = deal.state.status, deal.role
         if status == "accepted" and role == "payer":
+            rail = self.rail if self.rail in deal.offer["rails"] else None
             await self._narrate(deal, "accepted", "Thanks for taking this job. Locking the "
-                                "payment on the paper rail now.")
-            request = deal.request_lock("paper" if "paper" in deal.offer["rails"] else None)
+                                f"payment on the {rail or 'offered'} rail now.")
+            request = deal.request_lock(rail)
             if request.allowed:
                 await deal.confirm(request)
-                await self._narrate(deal, "locked", "Locked on paper (a rehearsal rail that "
-                                    "settles nothing). Reveal your secret when the work is done.")
+                what = ("Locked on paper (a rehearsal rail that settles nothing)." if rail ==
+                        "paper" else f"Locked on {rail}: test ether in the escrow on the demo "
+                        "chain.")
+                await self._narrate(deal, "locked", f"{what} Reveal your secret when the work "
+                                    "is done.")
         elif status == "accepted" and role == "payee":
             await self._narrate(deal, "accepted", "Accepted. I hold the secret; lock when you "
                                 "are ready and I will claim once I have checked the rail.")
@@ -159,34 +168,56 @@ class DemoSession:
     wallet: Wallet
     counterparty: DemoCounterparty
     directory: Path
+    chain: DemoChain | None = None  # the local anvil, for `--rail evm-htlc`
 
 
 @contextlib.asynccontextmanager
 async def demo_session(clock_ms: Callable[[], int] = wall_clock_ms,
-                       profile: str = "demo") -> AsyncIterator[DemoSession]:
+                       profile: str = "demo", rail: str = "paper") -> AsyncIterator[DemoSession]:
+    if rail not in ("paper", "evm-htlc"):
+        raise EngineError(f"the demo runs on paper or evm-htlc, not {rail}")
     with tempfile.TemporaryDirectory(prefix="tclk-demo-") as tmp:
         directory = Path(tmp)
-        # The venue stamps records with the same clock, so deadlines judged from the signed
-        # transcript agree with the wallets' own view of the time.
-        async with start_venue(VenueConfig(clock=lambda: clock_ms() / 1000)) as venue:
-            memory = MemoryRail(clock=clock_ms)
-            agent_wallet = await Wallet.open(
-                "counterparty", venue_url=venue.url, data_dir=directory,
-                vault=demo_vault(directory, "counterparty"), clock_ms=clock_ms,
-                rails={"memory": memory})
-            await agent_wallet.advertise()  # its DID note exists before anyone looks it up
-            wallet = await Wallet.open(
-                profile, venue_url=venue.url, data_dir=directory,
-                vault=demo_vault(directory, profile), clock_ms=clock_ms,
-                rails={"memory": memory})
+        async with contextlib.AsyncExitStack() as stack:
+            chain = None
+            if rail == "evm-htlc":
+                chain = await stack.enter_async_context(demo_chain(directory))
+                chain.configure(directory / "counterparty")
+                chain.configure(directory / profile)
+            session = await stack.enter_async_context(
+                _session(directory, clock_ms, profile, chain))
+            yield session
+
+
+@contextlib.asynccontextmanager
+async def _session(directory: Path, clock_ms: Callable[[], int], profile: str,
+                   chain: DemoChain | None) -> AsyncIterator[DemoSession]:
+    # The venue stamps records with the same clock, so deadlines judged from the signed
+    # transcript agree with the wallets' own view of the time.
+    async with start_venue(VenueConfig(clock=lambda: clock_ms() / 1000)) as venue:
+        memory = MemoryRail(clock=clock_ms)
+        agent_wallet = await Wallet.open(
+            "counterparty", venue_url=venue.url, data_dir=directory,
+            vault=demo_vault(directory, "counterparty"), clock_ms=clock_ms,
+            rails={"memory": memory})
+        await agent_wallet.advertise()  # its DID note exists before anyone looks it up
+        wallet = await Wallet.open(
+            profile, venue_url=venue.url, data_dir=directory,
+            vault=demo_vault(directory, profile), clock_ms=clock_ms,
+            rails={"memory": memory})
+        if chain is not None:
+            for funded in (agent_wallet, wallet):
+                await chain.fund(funded.rails["evm-htlc"].address)
+            agent = DemoCounterparty(agent_wallet, EVM_DEMO_OFFERS, rail="evm-htlc")
+        else:
             agent = DemoCounterparty(agent_wallet)
-            try:
-                await agent.start()
-                yield DemoSession(venue, wallet, agent, directory)
-            finally:
-                await agent.stop()
-                await wallet.close()
-                await agent_wallet.close()
+        try:
+            await agent.start()
+            yield DemoSession(venue, wallet, agent, directory, chain)
+        finally:
+            await agent.stop()
+            await wallet.close()
+            await agent_wallet.close()
 
 
 async def _wait(predicate: Callable[[], bool], timeout_s: float) -> None:
@@ -195,14 +226,25 @@ async def _wait(predicate: Callable[[], bool], timeout_s: float) -> None:
             await asyncio.sleep(0.02)
 
 
-async def run_headless(out: TextIO, timeout_s: float = 30.0) -> str:
+async def run_headless(out: TextIO, timeout_s: float = 30.0, rail: str = "paper") -> str:
     """Play one deal as the operator (payee of the agent's first offer); print what happened."""
-    async with demo_session() as session:
+    async with demo_session(rail=rail) as session:
         wallet = session.wallet
-        await _wait(lambda: len(wallet.board) >= len(DEMO_OFFERS), timeout_s)
+        await _wait(lambda: len(wallet.board) >= len(session.counterparty.offers), timeout_s)
         rows = [r for r in wallet.board.query() if not r.mine and r.lock == "hash"]
         target = min(rows, key=lambda r: r.seq)
         print(f"venue      {session.venue.url} (rehearsal, loopback only)", file=out)
+        chain = session.chain
+        accounts = {}
+        if chain is not None:
+            accounts = {"you": wallet.rails["evm-htlc"].address,
+                        "agent": session.counterparty.wallet.rails["evm-htlc"].address}
+            print(f"chain      {chain.config.url} (local anvil, chain id "
+                  f"{chain.config.chain_id}, test ether), escrow {chain.config.escrow}", file=out)
+            before = {who: await chain.balance(a) for who, a in accounts.items()}
+            for who, address in accounts.items():
+                print(f"balance    {who:<5} {address} before: "
+                      f"{await chain.balance_text(address)}", file=out)
         print(f"you        {wallet.did}", file=out)
         print(f"agent      {target.sender}", file=out)
         print(f"offer      {target.offer_id}: {target.role} {target.amount} {target.asset}, "
@@ -225,5 +267,13 @@ async def run_headless(out: TextIO, timeout_s: float = 30.0) -> str:
             print(f"  {record.room:<28} #{record.seq:<4} {badge:<10} {who:<5} {record.summary}",
                   file=out)
         status = deal.state.status
+        if chain is not None:
+            for who, address in accounts.items():
+                after = await chain.balance(address)
+                print(f"balance    {who:<5} {address} after:  "
+                      f"{await chain.balance_text(address)} "
+                      f"({'+' if after >= before[who] else '-'}"
+                      f"{format_ether(abs(after - before[who]))}, gas included)", file=out)
+            print(f"escrow     holds {await chain.balance_text(chain.config.escrow)}", file=out)
         print(f"final      {status}", file=out)
         return status

@@ -26,3 +26,24 @@ async def test_demo_headless_command_exits_zero_and_ends_claimed():
         out, err = await proc.communicate()
     assert proc.returncode == 0, err.decode()
     assert out.decode().rstrip().endswith("final      claimed")
+
+
+async def test_the_evm_demo_moves_test_ether_and_shows_balances_before_and_after():
+    import re
+
+    out = io.StringIO()
+    status = await run_headless(out, timeout_s=60, rail="evm-htlc")
+    text = out.getvalue()
+    assert status == "claimed", text
+    assert "local anvil, chain id 31337" in text
+    before = dict(re.findall(r"balance    (you|agent)\s+0x[0-9a-fA-F]{40} before: (\d+) wei",
+                             text))
+    after = dict(re.findall(r"balance    (you|agent)\s+0x[0-9a-fA-F]{40} after:  (\d+) wei",
+                            text))
+    amount = 250000000000000000
+    assert int(before["you"]) == int(before["agent"]) == 100 * 10**18
+    gas_you = int(before["you"]) + amount - int(after["you"])
+    gas_agent = int(before["agent"]) - amount - int(after["agent"])
+    assert 0 < gas_you < 10**16 and 0 < gas_agent < 10**16  # only gas besides the amount
+    assert "escrow     holds 0 wei" in text
+    assert "amount locked: 250000000000000000 wei (0.25 ETH)" in text
