@@ -62,6 +62,9 @@ def status(a: Answer) -> str:
              f"{a['role']} · {a['status']} · {a['amount']} {a['asset']} · "
              f"{a['lock']} lock",
              f"actions: {', '.join(a['actions']) or 'none'}"]
+    if a.get("disagreement"):
+        lines.insert(3, f"UNKNOWN: {a['disagreement']}; `tclk-tui reconcile {a['deal'][:12]}` "
+                        "re-reads the rail and re-folds")
     if a.get("note"):
         lines.append(f"note from the counterparty: {a['note']}")
     lines += [f"  #{r['seq']} {'ok ' if r['ok'] else 'REJ'} {r['summary']}"
@@ -117,5 +120,5 @@ TEXT: Mapping[str, Callable[[Answer], str]] = {
     "lock": _performed("lock"), "reveal": _performed("reveal"),
     "refund": _performed("refund"), "cancel": _performed("cancel"), "status": status,
     "deals": deals, "heartbeat": heartbeat, "receipt": receipt, "rails": rails, "tally": tally,
-    "audit": audit,
+    "audit": audit, "reconcile": status,
 }

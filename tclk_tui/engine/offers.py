@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from tclk_tui.engine.board import OffersBoard, statement_line
 from tclk_tui.engine.crash import crashpoint
 from tclk_tui.engine.deal_book import DealBook
-from tclk_tui.engine.errors import EngineError
+from tclk_tui.engine.errors import EngineError, journaling
 from tclk_tui.engine.events import EventBus, Notice
 from tclk_tui.engine.inert import clean
 from tclk_tui.engine.keeper import PaymentKeyPlan, SecretPlan, VaultKeeper
@@ -111,7 +111,8 @@ class OfferDesk:
             crashpoint("after-secret-derived")
         provisional = TranscriptRecord(room=OFFER_ROOM, seq=0, timestamp_ms=now,
                                        sender=self.did, nonce=None, signature=None, line=line)
-        self.book.journal_deal(offer["id"], draft.role, provisional, secret_plan, key_plan)
+        with journaling("the offer", happened=False):
+            self.book.journal_deal(offer["id"], draft.role, provisional, secret_plan, key_plan)
         self.book.pending_offers[line] = (offer["id"], draft.role)
         await self.outbox.publish(OFFER_ROOM, line, deal_id=offer["id"])
         if secret_plan is not None:
@@ -183,7 +184,8 @@ class OfferDesk:
             line = encode_frame(accept)
         except TclkError as exc:
             raise EngineError(str(exc)) from None
-        self.book.journal_deal(offer_id, role, record, secret_plan, key_plan)
+        with journaling("the accept", happened=False):
+            self.book.journal_deal(offer_id, role, record, secret_plan, key_plan)
         deal = self.book.open_accepted(offer_id, role, record)
         await self.outbox.publish(OFFER_ROOM, line, deal_id=offer_id)
         return deal.view()

@@ -13,7 +13,7 @@ import logging
 from collections.abc import Awaitable, Callable
 
 from tclk_tui.engine.crash import crashpoint
-from tclk_tui.engine.errors import EngineError
+from tclk_tui.engine.errors import EngineError, journaling
 from tclk_tui.protocol.transcript import TranscriptRecord
 from tclk_tui.store import SECRET_PLACEHOLDER
 from tclk_tui.store.journal import Journal
@@ -52,10 +52,11 @@ class Outbox:
         # reuses it: if the first attempt landed, the venue refuses the copy by its nonce rule.
         nonce = self.client.nonces.next(room) if self.client.nonces is not None else None
         journaled = text.replace(secret, SECRET_PLACEHOLDER) if secret else text
-        item = self.journal.enqueue(
-            room=room, text=journaled, nonce=None if nonce is None else str(nonce),
-            deal_id=self._deal_row_id(deal_id) if deal_id else None,
-            secret_ref=deal_id if secret else None)
+        with journaling(f"the line for {room}", happened=False):
+            item = self.journal.enqueue(
+                room=room, text=journaled, nonce=None if nonce is None else str(nonce),
+                deal_id=self._deal_row_id(deal_id) if deal_id else None,
+                secret_ref=deal_id if secret else None)
         crashpoint("after-journal")
         return await self._deliver(item)
 
@@ -69,7 +70,8 @@ class Outbox:
 
     async def _deliver(self, item: OutboxRow, *, fresh_nonce: bool = False) -> TranscriptRecord:
         text = self._real_text(item)
-        self.journal.record_attempt(item.id)
+        with journaling(f"the line for {item.room}", happened=False):
+            self.journal.record_attempt(item.id)
         nonce = None if fresh_nonce or item.nonce is None else int(item.nonce)
         try:
             result = await self.client.post(item.room, text, nonce=nonce)
@@ -95,7 +97,8 @@ class Outbox:
             self.journal.mark_failed(item.id, str(exc))
             raise EngineError(f"the line cannot be posted: {exc}") from None
         if item.state == OutboxState.PENDING:
-            self.journal.mark_posted(item.id, nonce=str(result.nonce))
+            with journaling(f"the line posted to {item.room}", happened=True):
+                self.journal.mark_posted(item.id, nonce=str(result.nonce))
         log.info("posted outbox #%d to %s (nonce %s)", item.id, item.room, result.nonce)
         crashpoint("after-post")
         record = result.record or await self._find_own(item.room, text)
@@ -105,9 +108,10 @@ class Outbox:
         return await self._confirm(item, record)
 
     async def _confirm(self, item: OutboxRow, record: VenueRecord) -> TranscriptRecord:
-        if self.journal.outbox_item(item.id).state == OutboxState.PENDING:
-            self.journal.mark_posted(item.id, nonce=record.nonce)
-        self.journal.mark_confirmed(item.id)
+        with journaling(f"the line posted to {item.room}", happened=True):
+            if self.journal.outbox_item(item.id).state == OutboxState.PENDING:
+                self.journal.mark_posted(item.id, nonce=record.nonce)
+            self.journal.mark_confirmed(item.id)
         await self._on_record(record)
         return record.transcript
 

@@ -178,6 +178,11 @@ class RoomSync:
                     and (deal.lock_check is None or deal.lock_check.ref != state.rail_ref)):
                 await deal.check_lock()
                 deal._announce(False)
+            elif deal.has_refused_lock() and deal.rail_check is None:
+                # A lock frame the fold refused (a cancel raced it, a late stamp): the rail
+                # may hold the funds anyway, and only the rail can say.
+                await deal.check_rail()
+                deal._announce(False)
 
     # -- following --------------------------------------------------------------------------
 

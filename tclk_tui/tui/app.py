@@ -454,6 +454,9 @@ class TclkApp(App[None]):
             if action == "receipt":
                 self._send_receipt(deal_id)
                 return
+            if action == "reconcile":
+                self._reconcile(deal_id)
+                return
             ask = self._deal_request(deal, action)
             if ask is None:
                 return
@@ -487,6 +490,19 @@ class TclkApp(App[None]):
         if isinstance(view, DealView):
             self.refresh_deals(select=view.deal_id)
             self.deal_room.show_deal(view)
+
+    @work(group="reconcile")
+    async def _reconcile(self, deal_id: str) -> None:
+        """Re-read the rail and re-fold a deal whose rail and transcript disagree."""
+        try:
+            view = await self.wallet.deal(deal_id).reconcile()
+        except Exception as exc:
+            self.notify(f"reconcile: {describe_error(exc)}", severity="error", markup=False)
+            return
+        self.notify("rail re-read: " + (clean(view.disagreement, max_len=200) or
+                                        f"rail and transcript agree ({view.status})"),
+                    markup=False)
+        self._deal_result(view)
 
     @work(group="receipt")
     async def _send_receipt(self, deal_id: str) -> None:

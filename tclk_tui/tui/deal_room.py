@@ -23,7 +23,8 @@ from tclk_tui.tui.formatting import short_did, short_hex, utc_hhmm, utc_time
 from tclk_tui.tui.safe import join, literal
 from tclk_tui.tui.transcript_table import TranscriptTable
 
-DEAL_ACTIONS = ("accept", "lock", "reveal", "refund", "cancel", "heartbeat", "receipt")
+DEAL_ACTIONS = ("accept", "lock", "reveal", "refund", "cancel", "heartbeat", "receipt",
+                "reconcile")
 GATED_ACTIONS = frozenset({"lock", "reveal", "refund", "cancel"})
 NO_DEALS = "No deals yet. On the board: a accepts the highlighted offer, n posts a new one."
 
@@ -49,6 +50,9 @@ def summary_text(view: DealView) -> Text:
                else Text("not yet")]
     line2 = join(*parts2)
     lines = [line1, line2]
+    if view.disagreement:
+        lines.append(join(Text("UNKNOWN:", style="bold reverse"), literal(view.disagreement),
+                          "· g reconciles: re-reads the rail and re-folds"))
     if view.note:
         lines.append(join("their note:", literal(view.note, max_len=120)))
     return Text("\n", end="").join(lines)
@@ -108,6 +112,7 @@ class DealRoomPane(Vertical):
         Binding("x", "deal('cancel')", "Cancel"),
         Binding("h", "deal('heartbeat')", "Heartbeat"),
         Binding("e", "deal('receipt')", "Receipt"),
+        Binding("g", "deal('reconcile')", "Reconcile"),
     ]
 
     DEFAULT_CSS = """

@@ -63,6 +63,8 @@ class DealPort(Protocol):
 
     async def receipt(self) -> DealView: ...
 
+    async def reconcile(self) -> DealView: ...
+
 
 class CombineResultLike(Protocol):
     @property

@@ -150,7 +150,9 @@ async def test_the_payer_learns_the_secret_from_the_chain_without_a_reveal_frame
     assert alice.keeper.revealed_secret(offer_id) == secret
     assert verify_secret("hash", deal_a.state.statement, alice.keeper.revealed_secret(offer_id))
     view = deal_a.view()
-    assert view.status == "locked" and view.rail_status == "claimed" and view.rail_disagrees
+    # The rail and the transcript disagree: shown as unknown, with both sides' facts.
+    assert view.status == "unknown" and view.transcript_status == "locked"
+    assert view.rail_status == "claimed" and view.rail_disagrees and view.disagreement
     notices = []
     while not events.empty():
         event = events.get_nowait()
