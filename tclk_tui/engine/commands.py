@@ -275,6 +275,8 @@ def deal_detail(view: DealView) -> dict[str, Any]:
                       "refund_after_ms": d.refund_after_ms, "last_safe_ms": d.last_safe_ms,
                       "last_safe_what": d.last_safe_what},
         "note": view.note,
+        "transcript_status": view.transcript_status, "rail_status": view.rail_status,
+        "disagreement": view.disagreement,
         "unavailable": dict(view.unavailable),
         "records": [{"room": r.room, "seq": r.seq, "ts_ms": r.ts_ms, "sender": r.sender,
                      "verified": r.verified, "type": r.type, "summary": r.summary, "ok": r.ok,
@@ -406,6 +408,8 @@ async def _reveal(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
 def _simple_gate(action: str) -> Runner:
     async def run(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
         deal = _deal(wallet, p["deal"])
+        if action == "refund":
+            await deal.check_rail()  # the rail, not the transcript, decides a refund
         request = deal.request_refund() if action == "refund" else deal.request_cancel()
         command = REGISTRY[action]
         if not p["yes"]:
@@ -416,7 +420,13 @@ def _simple_gate(action: str) -> Runner:
 
 
 async def _status(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
-    return deal_detail(_deal(wallet, p["deal"]).view())
+    deal = _deal(wallet, p["deal"])
+    await deal.check_rail()  # so a rail that disagrees with the transcript shows as unknown
+    return deal_detail(deal.view())
+
+
+async def _reconcile(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
+    return deal_detail(await _deal(wallet, p["deal"]).reconcile())
 
 
 async def _deals(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
@@ -506,6 +516,10 @@ STATUS = Command(
     "status", "one deal's state, deadlines and transcript", (_DEAL,),
     "the deal summary plus {rails, rail_moves_value, deadlines, note, records: [{room, seq, "
     "ts_ms, sender, verified, type, summary, ok, reason, mine}]}", gated=False, run=_status)
+RECONCILE = Command(
+    "reconcile", "re-read the rail and re-fold a deal whose rail and transcript disagree",
+    (_DEAL,), "the same answer as status; a refund is in actions once the window is open and "
+    "the rail holds the funds", gated=False, run=_reconcile)
 DEALS = Command(
     "deals", "list this profile's deals", (),
     "{deals: [deal summary]}, newest first", gated=False, run=_deals)
@@ -536,7 +550,7 @@ AUDIT = Command(
 
 REGISTRY: Mapping[str, Command] = types.MappingProxyType({c.name: c for c in (
     IDENTITY, BOARD, OFFER, ACCEPT, LOCK, REVEAL, REFUND, CANCEL, STATUS, DEALS, HEARTBEAT,
-    RECEIPT, RAILS, TALLY, AUDIT)})
+    RECEIPT, RAILS, TALLY, AUDIT, RECONCILE)})
 
 __all__ = ["ERROR_KINDS", "EXIT_CODES", "REGISTRY", "Command", "CommandError", "Param",
            "as_command_error", "deal_detail", "deal_summary", "execute", "gate_facts"]

@@ -22,11 +22,11 @@ from tclk_tui.engine.ports import DealContext
 from tclk_tui.engine.views import Deadlines, DealView, RecordView, TimelineEntry
 from tclk_tui.protocol.adaptor import get_public_key, pre_sign, verify_pre_signature
 from tclk_tui.protocol.codec import encode_frame, try_decode_frame
-from tclk_tui.protocol.errors import TclkError
+from tclk_tui.protocol.errors import RailError, TclkError
 from tclk_tui.protocol.locks import verify_secret
 from tclk_tui.protocol.machine import ContractState, lock_terms
 from tclk_tui.protocol.naming import OFFER_ROOM, deal_room
-from tclk_tui.protocol.rails import rail_in_offer
+from tclk_tui.protocol.rails import normalize_rail_id, rail_in_offer
 from tclk_tui.protocol.transcript import (
     TranscriptRecord,
     fold_transcript,
@@ -74,6 +74,22 @@ def describe_frame(frame: dict) -> str:
     return str(kind)
 
 
+UNKNOWN = "unknown"
+"""A deal's shown status when its rail and its transcript disagree (see `disagreement`)."""
+LOCK_MARGIN_MS = 120_000
+"""The lock gate closes this long before refundAfterMs: venue stamps lag the local clock."""
+
+
+@dataclass(frozen=True, slots=True)
+class RailCheck:
+    """What the rails said about this contract when last asked."""
+
+    rail: str | None
+    ref: str | None
+    status: str | None  # locked | claimed | refunded | None (no lock found)
+    checked_ms: int
+
+
 @dataclass
 class LockCheck:
     """What this wallet established about the counterparty's lock on the rail."""
@@ -102,6 +118,7 @@ class DealSession:
     # The rail's own word on the lock (locked, claimed, refunded; None: unknown or not asked),
     # shown beside the transcript's status; see `watch_rail`.
     rail_status: str | None = None
+    rail_check: RailCheck | None = None  # the rails' word on this contract (see check_rail)
     _state: ContractState | None = None
     _steps: tuple = ()
     _badges: dict[tuple[str, int, str], bool] = field(default_factory=dict, repr=False)
@@ -151,6 +168,8 @@ class DealSession:
             raise TclkError("tclk: the offer record does not open a contract")
         before = self._state.status if self._state is not None else None
         self._state, self._steps = fold.state, tuple(fold.steps)
+        if before != self._state.status:
+            self.rail_check = None  # read against another transcript: ask the rail again
         return before != self._state.status
 
     def ingest_board(self, record: TranscriptRecord) -> bool:
@@ -212,8 +231,20 @@ class DealSession:
         return judge(self.state, built, self.ctx.now_ms())
 
     def legal_actions(self) -> dict[str, Legal]:
-        """Every deal action with the engine's answer: the one table the faces read."""
-        return {action: self.can(action) for action in DEAL_ACTIONS}
+        """Every deal action with the engine's answer: the one table the faces read.
+
+        The transcript's rule, with the rail's word on top: money the rail holds for this
+        contract can come back at the window whatever the fold says, and a deal whose rail and
+        transcript disagree can be reconciled (and not receipted) until they agree."""
+        answers = {action: self.can(action) for action in DEAL_ACTIONS}
+        if self._rail_refund_open():
+            answers["refund"] = Legal(True)
+        if self.disagreement() is not None:
+            answers["reconcile"] = Legal(True)
+            if answers["receipt"].ok:
+                answers["receipt"] = Legal(False, "the rail and the transcript disagree: "
+                                           "reconcile first")
+        return answers
 
     def actions(self) -> frozenset[str]:
         return frozenset(a for a, legal in self.legal_actions().items() if legal.ok)
@@ -259,10 +290,13 @@ class DealSession:
                 note = frame.get("note", "") if frame else ""
                 break
         answers = self.legal_actions()
+        disagreement = self.disagreement()
         return DealView(
             deal_id=self.deal_id, contract=state.contract,
             role="observer" if self.observer else self.role,
-            status=state.status, amount=self.offer["amount"], asset=self.offer["asset"],
+            status=UNKNOWN if disagreement else state.status,
+            transcript_status=state.status, disagreement=disagreement or "",
+            amount=self.offer["amount"], asset=self.offer["asset"],
             lock=self.offer["lock"], rail=state.rail, rail_ref=state.rail_ref,
             rails=tuple(self.offer["rails"]), counterparty=self.counterparty(),
             room=self.room,
@@ -273,13 +307,16 @@ class DealSession:
             records=tuple(records), timeline=tuple(timeline),
             secret_held=self.ctx.secrets.deal_secret(self.deal_id) is not None,
             rail_moves_value=bool(rail.moves_value) if rail is not None else False,
-            note=note, rail_status=self.rail_status, rail_disagrees=self.rail_disagrees(),
+            note=note, rail_status=self.rail_check.status if self.rail_check else self.rail_status,
+            rail_disagrees=self.rail_disagrees(),
             lock_facts=self.lock_check.facts if self.lock_check is not None else ())
 
     # -- the rail beside the transcript ---------------------------------------------------------
 
     def rail_disagrees(self) -> bool:
         """True when the rail's word and the transcript's status tell different stories."""
+        if self.disagreement() is not None:
+            return True
         status, seen = self.state.status, self.rail_status
         if seen is None or status not in ("locked", "claimed", "refunded"):
             return False
@@ -302,6 +339,8 @@ class DealSession:
         seen = await _rail_status(rail, state.rail_ref)
         changed = seen != self.rail_status
         self.rail_status = seen
+        self.rail_check = RailCheck(rail=_canonical_rail(state.rail), ref=state.rail_ref,
+                                    status=seen, checked_ms=self.ctx.now_ms())
         if seen == "claimed" and self.role == "payer" and state.statement:
             try:
                 secret = await rail.claimed_with(state.rail_ref)
@@ -325,6 +364,84 @@ class DealSession:
         if changed:
             self._announce(False)
         return changed
+
+    def _lock_claims(self) -> list[tuple[str, str]]:
+        """(rail, ref) pairs that may hold this contract's funds: the lock the fold took, then
+        any lock frame of a party the fold refused (a cancel raced it, the venue stamped it
+        late), then the contract id on every offered rail (our rails key locks by it)."""
+        state = self.state
+        found: list[tuple[str, str]] = []
+        if state.rail and state.rail_ref:
+            found.append((state.rail, state.rail_ref))
+        parties = {state.payer_did, state.payee_did, self.ctx.did} - {None}
+        for record in reversed(self.room_records):
+            if record.sender not in parties:
+                continue
+            frame = try_decode_frame(record.line)
+            if frame and frame.get("type") == "lock" and frame.get("contract") == state.contract:
+                found.append((frame["rail"], frame["ref"]))
+        found += [(rail_id, state.contract) for rail_id in self.offer["rails"]]
+        return list(dict.fromkeys(found))
+
+    def has_refused_lock(self) -> bool:
+        """A party's lock frame is in the room but the fold did not take it."""
+        return not self.observer and self.state.rail_ref is None and any(
+            '"lock"' in r.line and (f := try_decode_frame(r.line)) and f.get("type") == "lock"
+            for r in self.room_records)
+
+    async def check_rail(self) -> RailCheck | None:
+        """Ask the rails what they hold for this contract; the answer outranks the fold."""
+        state = self.state
+        if not state.contract or self.observer:
+            return self.rail_check
+        check = RailCheck(rail=None, ref=None, status=None, checked_ms=self.ctx.now_ms())
+        for rail_id, ref in self._lock_claims():
+            rail = self._rail_for(rail_id)
+            if rail is None:
+                continue
+            status = await _rail_status(rail, ref)
+            if status is not None:
+                check = RailCheck(rail=_canonical_rail(rail_id), ref=ref, status=status,
+                                  checked_ms=check.checked_ms)
+                break
+        self.rail_check = check
+        self.rail_status = check.status
+        return check
+
+    def _rail_holds_funds(self) -> bool:
+        check = self.rail_check
+        return check is not None and check.status == "locked"
+
+    def _rail_refund_open(self) -> bool:
+        """The payer may take back what the rail holds: the window is open, whatever the fold."""
+        return (self._rail_holds_funds() and self.role == "payer" and not self.observer
+                and self.ctx.now_ms() >= self.offer["refundAfterMs"])
+
+    def disagreement(self) -> str | None:
+        """Both sides' facts when the rail and the transcript disagree, else None."""
+        check, fold = self.rail_check, self.state.status
+        if check is None:
+            return None
+        rail = check.status
+        if rail == fold or (rail is None and fold in ("proposed", "accepted", "cancelled")):
+            return None
+        where = f"{check.rail} ref {check.ref}" if check.rail else "every offered rail"
+        return (f"the transcript says {fold}; {where} shows "
+                f"{rail or 'no lock'} (read {_ms_ago(self.ctx.now_ms() - check.checked_ms)})")
+
+    async def reconcile(self) -> DealView:
+        """Re-read the rail and re-fold; what is then legal (a refund once the window is open
+        and the rail holds the funds) is in the view's actions."""
+        self._refold()
+        await self.check_rail()
+        if self.role == "payee" and self.state.status == "locked":
+            await self.check_lock()
+        self._announce(False)
+        return self.view()
+
+    def venue_time_ms(self) -> int:
+        """The latest venue stamp on any record of this deal: the venue's clock has passed it."""
+        return max((r.timestamp_ms for r in self._records()), default=0)
 
     def learned_secret(self) -> str | None:
         """The secret the rail (or a reveal) showed this payer, from the vault."""
@@ -429,9 +546,18 @@ class DealSession:
         facts: list[GateFact] = []
         blockers: list[str] = []
         chosen = rail or self._default_rail()
+        if chosen is not None:
+            try:  # the canonical id, before anything touches the rail or a frame names it
+                chosen = normalize_rail_id(chosen)
+            except RailError as exc:
+                blockers.append(str(exc).removeprefix("tclk: "))
         legal = self.can("lock", rail=chosen)
-        if not legal.ok:
+        if not legal.ok and not blockers:
             blockers.append(legal.reason or "the protocol refuses a lock now")
+        if self.offer["refundAfterMs"] - LOCK_MARGIN_MS <= now < self.offer["refundAfterMs"]:
+            blockers.append(f"less than {LOCK_MARGIN_MS // 1000} s before refundAfterMs: the "
+                            "venue could stamp the lock after it, and the transcript would "
+                            "refuse the lock while the rail holds the funds")
         if chosen is not None:
             facts.append(GateFact("rail offered", rail_in_offer(self.offer["rails"], chosen),
                                   chosen))
@@ -498,6 +624,11 @@ class DealSession:
         facts.append(GateFact("secret in the vault opens the statement", holds,
                               "yes" if holds else "no"))
         facts += self._time_facts(now)
+        venue_ms = self.venue_time_ms()
+        if now < self.offer["refundAfterMs"] <= venue_ms:
+            # Our clock may be behind; a record the venue stamped is evidence of its time.
+            blockers.append("the venue has already stamped a record after refundAfterMs (this "
+                            "computer's clock is behind): the refund window is open")
         late = self.offer["claimByMs"] <= now < self.offer["refundAfterMs"]
         code = state.contract[2:6] if state.contract else None
         return self._request("reveal", facts, blockers, late=late, code=code)
@@ -514,11 +645,29 @@ class DealSession:
 
     def request_refund(self) -> GateRequest:
         state, now = self.state, self.ctx.now_ms()
-        legal = self.can("refund")
+        check = self.rail_check
+        legal = Legal(True) if self._rail_refund_open() else self.can("refund")
+        if not legal.ok and self._rail_holds_funds() and self.role == "payer" and \
+                now < self.offer["refundAfterMs"]:
+            legal = Legal(False, "refund window not open yet (the rail holds the funds)")
         blockers = [] if legal.ok else [legal.reason or "the protocol refuses a refund now"]
-        facts = [GateFact("rail", None, f"{state.rail} ref {state.rail_ref}"),
-                 *self._time_facts(now)]
+        if check is not None and check.status == "claimed":
+            blockers.append(f"the rail shows the funds claimed ({check.rail} ref {check.ref})")
+        rail, ref = self._refund_target()
+        facts = [GateFact("rail", None, f"{rail} ref {ref}"), *self._time_facts(now)]
+        if check is not None:
+            facts.insert(1, GateFact("funds on the rail", check.status == "locked",
+                                     check.status or "no lock found"))
+            if state.status != "locked":
+                facts.insert(2, GateFact("transcript", False, f"says {state.status}: the rail "
+                                         "decides whether money can come back"))
         return self._request("refund", facts, blockers)
+
+    def _refund_target(self) -> tuple[str | None, str | None]:
+        check, state = self.rail_check, self.state
+        if check is not None and check.status in ("locked", "refunded") and check.rail:
+            return check.rail, check.ref
+        return state.rail, state.rail_ref
 
     async def confirm(self, request: GateRequest, *, typed_code: str | None = None,
                       acknowledge_late: bool = False) -> DealView:
@@ -533,6 +682,7 @@ class DealSession:
         elif request.action == "cancel":
             fresh = self.request_cancel()
         elif request.action == "refund":
+            await self.check_rail()  # the rail, not the transcript, decides a refund
             fresh = self.request_refund()
         else:
             raise GateRefused(f"{request.action} is not a deal action")
@@ -572,6 +722,7 @@ class DealSession:
             except Exception as exc:  # a squatter on a world-writable note, an outage
                 raise GateRefused(f"the rail refused the lock: {exc}") from None
             crashpoint("after-rail-lock")
+        self.rail_check = None
         presig = None
         if self.offer["lock"] == "point":
             sk = self.ctx.secrets.payment_secret_key(self.deal_id)
@@ -596,14 +747,23 @@ class DealSession:
         await self._post(self.room, self._prospect("reveal", secret=secret))
 
     async def _do_refund(self, request: GateRequest) -> None:
-        state = self.state
-        rail = self._rail_for(state.rail)
+        rail_id, ref = self._refund_target()
+        rail = self._rail_for(rail_id) if rail_id else None
+        if rail is None or ref is None:
+            raise GateRefused("no rail holds a lock for this contract")
         try:
-            await rail.refund(state.rail_ref)
+            await rail.refund(ref)
         except TclkError as exc:
-            if await _rail_status(rail, state.rail_ref) != "refunded":
+            if await _rail_status(rail, ref) != "refunded":
                 raise GateRefused(f"the rail refused the refund: {exc}") from None
-        await self._post(self.room, self._prospect("refund"))
+        await self.check_rail()
+        built = self._prospect("refund", ref=ref)
+        if judge(self.state, built, self.ctx.now_ms()).ok:
+            await self._post(self.room, built)
+        else:  # the transcript cannot take a refund frame (it says cancelled or accepted)
+            self.ctx.events.publish(Notice(
+                "info", f"refunded on {rail_id} (ref {ref}); the transcript says "
+                f"{self.state.status}, so no refund frame was posted", deal_id=self.deal_id))
 
     async def _do_cancel(self, request: GateRequest) -> None:
         room = OFFER_ROOM if self.state.status == "proposed" else self.room
@@ -643,6 +803,17 @@ async def _safe_verify(rail, terms: LockTerms, ref: str, **extra) -> bool:
         return bool(await rail.verify_lock(terms, ref, **extra))
     except Exception:
         return False
+
+
+def _canonical_rail(rail_id: str) -> str:
+    try:
+        return normalize_rail_id(rail_id)
+    except RailError:
+        return rail_id
+
+
+def _ms_ago(ms: int) -> str:
+    return "just now" if ms < 1000 else f"{_ms_text(ms)} ago"
 
 
 def _with_rail(request: GateRequest, rail: str | None) -> GateRequest:

@@ -108,6 +108,9 @@ class DealView:
     rail_disagrees: bool = False
     # What a chain rail read about the lock (chain id, block, confirmations, amount, ...).
     lock_facts: tuple[tuple[str, str], ...] = ()
+    # `status` is "unknown" when the rail and the transcript disagree; then both sides' facts:
+    transcript_status: str = ""
+    disagreement: str = ""  # one sentence with both sides' facts, empty when they agree
     # The deal actions not legal now, each with the engine's reason (engine.legal): faces show
     # these disabled with the reason rather than computing one.
     unavailable: tuple[tuple[str, str], ...] = ()
