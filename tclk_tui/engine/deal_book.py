@@ -9,12 +9,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from tclk_tui.engine.board import OffersBoard
 from tclk_tui.engine.deal import DealSession
 from tclk_tui.engine.errors import EngineError
 from tclk_tui.engine.events import EventBus, Notice
 from tclk_tui.engine.keeper import PaymentKeyPlan, SecretPlan, VaultKeeper
 from tclk_tui.engine.ports import DealContext
 from tclk_tui.engine.views import DealView
+from tclk_tui.protocol.codec import try_decode_frame
 from tclk_tui.protocol.transcript import TranscriptRecord
 from tclk_tui.store.journal import Journal
 
@@ -128,6 +130,57 @@ class DealBook:
             return
         self._open(offer_id, role, record)
         self._events.publish(Notice("info", f"offer {offer_id[:10]}… posted", deal_id=offer_id))
+
+    def recover(self, record: TranscriptRecord, board: OffersBoard) -> DealSession | None:
+        """Our own signed offer or accept on the board that the journal does not know.
+
+        After the data directory is lost and the master seed restored into a fresh home, the
+        identity is the same, so the board still holds our signed lines; every secret and
+        payment key derives from the seed and the nonces those lines carry. A plan is installed
+        only when what it derives is what the line committed to.
+        """
+        frame = try_decode_frame(record.line)
+        if frame is None or frame.get("from") != record.sender:
+            return None
+        if frame["type"] == "offer":
+            offer_id, offer, offer_record = frame["id"], frame, record
+            role, nonce, key_offer = frame["role"], frame["nonce"], None
+        elif frame["type"] == "accept":
+            offer_id = frame["ref"]
+            offer, offer_record = board.offer_frame(offer_id), board.offer_record(offer_id)
+            if offer is None or offer_record is None:
+                return None
+            role = "payee" if offer["role"] == "payer" else "payer"
+            nonce, key_offer = frame["nonce"], offer_id
+        else:
+            return None
+        pending = {deal_id for deal_id, _role in self.pending_offers.values()}
+        if offer_id in self._sessions or offer_id in self._rows or offer_id in pending:
+            return None
+        secret_plan = None
+        if role == "payee":
+            plan = SecretPlan(offer_id=offer_id, nonce=nonce, lock=offer["lock"])
+            statement = frame.get("statement") if frame["type"] == "accept" else None
+            if statement is None or self.keeper.mint(plan) == statement:
+                secret_plan = plan
+        key_plan = None
+        if offer["lock"] == "point" and frame.get("paymentKey"):
+            for account in (False, True):
+                plan_k = PaymentKeyPlan(offer_id=key_offer, nonce=nonce, account=account)
+                if self._derives(plan_k, frame["paymentKey"]):
+                    key_plan = plan_k
+                    break
+        self.journal_deal(offer_id, role, offer_record, secret_plan, key_plan)
+        deal = self._open(offer_id, role, offer_record)
+        self._events.publish(Notice("info", f"deal {offer_id[:10]}… recovered from the board "
+                                    "with the restored seed", deal_id=offer_id))
+        return deal
+
+    def _derives(self, plan: PaymentKeyPlan, key: str) -> bool:
+        try:
+            return self.keeper.payment_public_key(plan) == key
+        except Exception:  # no EVM account in this profile: not that plan
+            return False
 
     def sync_row(self, deal: DealSession) -> None:
         """Write what the fold says to the deal's journal row, when it changed."""

@@ -112,6 +112,9 @@ class RoomSync:
                 verdicts=[VerifyResult(r.verified, r.unverified_reason) for r in records])
             if changed.added or changed.updated or changed.rejected:
                 self.events.publish(changed)
+            for record in transcript:
+                if record.sender == self.did and self.book.recover(record, self.board):
+                    self.events.publish(changed)
             self.route_board(transcript)
             if changed.added and self.following:
                 self._on_new_senders()
