@@ -285,14 +285,17 @@ def deal_detail(view: DealView) -> dict[str, Any]:
 
 
 def gate_facts(command: Command, request: GateRequest) -> dict[str, Any]:
-    """What a gated command would do, as the engine established it now (no secret in it)."""
+    """What a gated command would do, as the engine established it now (no secret in it).
+
+    The one prompt is the command's confirm param (the reveal command takes the contract id's
+    first 8 hex, a stronger check than the app dialog's 4, which `request.prompt` words), so an
+    unconfirmed answer never asks for two different codes."""
     assert command.confirm is not None
     confirm = command.param(command.confirm)
     return {
         "action": request.action, "deal": request.deal_id, "contract": request.contract,
         "allowed": request.allowed, "blockers": list(request.blockers), "late": request.late,
         "facts": [{"label": f.label, "ok": f.ok, "detail": f.detail} for f in request.facts],
-        "code_prompt": request.prompt,
         "confirm": {"param": confirm.name, "code_required": confirm.base is str,
                     "prompt": confirm.help},
     }
@@ -401,6 +404,7 @@ async def _reveal(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
     if len(typed) != 8 or typed != contract[2:10]:
         raise CommandError("usage", "the code does not match: reveal needs the first 8 hex of "
                            "the contract id", {"gate": gate_facts(REVEAL, request)})
+    # The engine's own code is a prefix of the contract id too: hand it what was typed.
     code = typed[:len(request.confirm_code or "")]
     return await _confirm(REVEAL, deal, request, typed_code=code, acknowledge_late=p["late"])
 
