@@ -20,6 +20,7 @@ from tclk_tui.protocol.errors import TclkError
 from tclk_tui.protocol.ids import contract_id
 from tclk_tui.protocol.locks import is_valid_statement
 from tclk_tui.protocol.naming import OFFER_ROOM
+from tclk_tui.protocol.panel import Panel, panel_of, panel_statement
 from tclk_tui.protocol.transcript import (
     TranscriptRecord,
     VerifyResult,
@@ -81,6 +82,7 @@ class OffersBoard:
         self._records: dict[str, TranscriptRecord] = {}
         self._accepts: dict[str, tuple[TranscriptRecord, dict]] = {}
         self._statements: dict[str, str] = {}
+        self._panel_lines: dict[str, dict[str, str]] = {}  # offer id -> member DID -> statement
         self._capabilities: dict[str, tuple[str, ...] | None] = {}
         self._rejected: Counter[str] = Counter()
         self._seen: set[object] = set()
@@ -244,11 +246,28 @@ class OffersBoard:
     def _ingest_statement(self, record: TranscriptRecord, offer_id: str,
                           statement: str) -> tuple[str, str]:
         offer = self._frames.get(offer_id)
+        panel = _panel(offer) if offer is not None else None
+        if panel is not None:
+            return self._ingest_panel_line(record, offer, panel, offer_id, statement)
         if offer is None or offer["from"] != record.sender or offer["role"] != "payee":
             return "rejected", "statement line names no payee offer of its sender"
         if not is_valid_statement(offer["lock"], statement):
             return "rejected", f"statement does not fit a {offer['lock']} lock"
         self._statements.setdefault(offer_id, statement)
+        return "updated", offer_id
+
+    def _ingest_panel_line(self, record: TranscriptRecord, offer: dict, panel: Panel,
+                           offer_id: str, statement: str) -> tuple[str, str]:
+        """A statement (arbiter, dealer) or a share point (juror) of an offer naming a panel."""
+        minters = panel.members if panel.kind == "committee" and offer["lock"] == "point" \
+            else (panel.dealer,)
+        if record.sender not in minters:
+            return "rejected", "statement line from someone the offer's panel does not name"
+        lock = "point" if panel.kind == "committee" and offer["lock"] == "point" \
+            else offer["lock"]
+        if not is_valid_statement(lock, statement):
+            return "rejected", f"statement does not fit a {lock} lock"
+        self._panel_lines.setdefault(offer_id, {}).setdefault(record.sender, statement)
         return "updated", offer_id
 
     # -- clock and hints ----------------------------------------------------------------------
@@ -291,7 +310,17 @@ class OffersBoard:
         return self._accepts.get(offer_id)
 
     def published_statement(self, offer_id: str) -> str | None:
+        """The statement an accept must carry: the payee-offerer's, or the one the offer's
+        panel published (the arbiter's, or the sum of every juror's share point)."""
+        offer = self._frames.get(offer_id)
+        panel = _panel(offer) if offer is not None else None
+        if panel is not None:
+            return panel_statement(offer, panel, self.panel_lines(offer_id)).statement
         return self._statements.get(offer_id)
+
+    def panel_lines(self, offer_id: str) -> dict[str, str]:
+        """The panel's signed statement lines for an offer, by member DID."""
+        return dict(self._panel_lines.get(offer_id, {}))
 
     def senders(self) -> set[str]:
         return {row.sender for row in self._rows.values()}
@@ -317,6 +346,13 @@ class OffersBoard:
         else:
             rows.sort(key=lambda r: getattr(r, sort), reverse=q.descending)
         return rows
+
+
+def _panel(offer: dict) -> Panel | None:
+    try:
+        return panel_of(offer)
+    except TclkError:
+        return None
 
 
 def _haystack(row: OfferRow) -> str:

@@ -40,7 +40,3 @@ class Capabilities:
             changed = self.board.set_capability(did, rails)
             if changed.updated:
                 self.events.publish(changed)
-
-    async def advertise(self, rails: list[str]) -> None:
-        """Publish this wallet's DID note with the rails it can settle on."""
-        await self.client.publish_did_note(rails=rails)

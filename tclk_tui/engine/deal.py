@@ -575,6 +575,13 @@ class DealSession:
                                     "payee signed no paymentKey")
         facts.append(GateFact("amount", None, f"{self.offer['amount']} {self.offer['asset']}"))
         facts.append(GateFact("payee", None, short(state.payee_did)))
+        provenance = getattr(self.ctx, "provenance", None)
+        if provenance is not None:  # an offer naming referees: the statement must be theirs
+            ok, why = provenance(self.offer, state.statement)
+            if ok is not None:
+                facts.append(GateFact("statement from the panel", ok, why))
+                if not ok:
+                    blockers.append(why)
         facts += self._time_facts(now)
         if self.offer["claimByMs"] <= now < self.offer["refundAfterMs"]:
             facts.append(GateFact("payee claim window", False,

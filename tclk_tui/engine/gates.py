@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-GateAction = Literal["lock", "reveal", "cancel", "refund", "seed-backup", "secret-reveal"]
+GateAction = Literal["lock", "reveal", "cancel", "refund", "seed-backup", "secret-reveal",
+                     "arbiter-release"]
 
 
 class GateRefused(Exception):

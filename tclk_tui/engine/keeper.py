@@ -15,6 +15,8 @@ from tclk_tui.protocol.locks import hash_lock_from_preimage, point_lock_from_wit
 from tclk_tui.vault.seed import Vault
 
 REVEALED_PREFIX = "revealed/"
+RECEIVED_PREFIX = "received/"
+SHARE_PREFIX = "share/"
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,7 +83,7 @@ class VaultKeeper:
     def deal_secret(self, deal_id: str) -> str | None:
         plan = self._secret_plans.get(deal_id)
         if plan is None:
-            return None
+            return self.received_secret(deal_id)
         if plan.lock == "hash":
             return "0x" + self.vault.derive_preimage(plan.offer_id, plan.nonce).hex()
         return "0x" + self.vault.derive_witness(plan.offer_id, plan.nonce).hex()
@@ -126,3 +128,30 @@ class VaultKeeper:
     def revealed_secret(self, deal_id: str) -> str | None:
         raw = self.vault.backend.get(REVEALED_PREFIX + deal_id)
         return None if raw is None else "0x" + bytes(raw).hex()
+
+    # -- secrets an arbiter or a committee handed us privately ----------------------------------
+
+    def receive_secret(self, deal_id: str, secret: str) -> None:
+        """Keep a secret released to us sealed (the caller checked it opens the statement): it
+        is what the deal's normal reveal gate then finds for this deal."""
+        raw = bytes.fromhex(secret.removeprefix("0x"))
+        if self.vault.backend.get(RECEIVED_PREFIX + deal_id) != raw:
+            self.vault.backend.put(RECEIVED_PREFIX + deal_id, raw)
+
+    def received_secret(self, deal_id: str) -> str | None:
+        raw = self.vault.backend.get(RECEIVED_PREFIX + deal_id)
+        return None if raw is None else "0x" + bytes(raw).hex()
+
+    def store_share(self, deal_id: str, juror: int, share: str) -> None:
+        self.vault.backend.put(f"{SHARE_PREFIX}{deal_id}/{juror}",
+                               bytes.fromhex(share.removeprefix("0x")))
+
+    def shares(self, deal_id: str) -> dict[int, str]:
+        prefix = f"{SHARE_PREFIX}{deal_id}/"
+        found: dict[int, str] = {}
+        for name in self.vault.backend.names():
+            if name.startswith(prefix) and name[len(prefix):].isdigit():
+                raw = self.vault.backend.get(name)
+                if raw is not None:
+                    found[int(name[len(prefix):])] = "0x" + bytes(raw).hex()
+        return found

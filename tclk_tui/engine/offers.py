@@ -7,7 +7,7 @@ commits to it is published.
 from __future__ import annotations
 
 import secrets as _secrets
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 
 from tclk_tui.engine.board import OffersBoard, statement_line
 from tclk_tui.engine.crash import crashpoint
@@ -23,6 +23,7 @@ from tclk_tui.protocol.codec import encode_frame
 from tclk_tui.protocol.errors import TclkError
 from tclk_tui.protocol.locks import validate_deadlines
 from tclk_tui.protocol.naming import OFFER_ROOM
+from tclk_tui.protocol.panel import panel_context, panel_of
 from tclk_tui.protocol.rails import normalize_rail_ids
 from tclk_tui.protocol.transcript import TranscriptRecord
 from tclk_tui.rails.base import SettlementRail
@@ -30,6 +31,7 @@ from tclk_tui.store.journal import Journal
 
 MIN_CLAIM_WINDOW_MS = 60_000
 MIN_REFUND_GAP_MS = 60_000
+Deliver = Callable[[dict, str], Awaitable[object]]
 
 
 class OfferDesk:
@@ -55,6 +57,11 @@ class OfferDesk:
         if not (1 <= len(draft.asset) <= 32) or not all(
                 c.isascii() and (c.isalnum() or c in "_-") for c in draft.asset):
             problems.append(FieldProblem("asset", "1-32 letters, digits, _ or -"))
+        if draft.panel.strip():
+            try:
+                panel_context([d for d in draft.panel.split(",") if d.strip()])
+            except TclkError as exc:
+                problems.append(FieldProblem("panel", str(exc).removeprefix("tclk: ")))
         if draft.lock not in ("hash", "point"):
             problems.append(FieldProblem("lock", "hash or point"))
         try:
@@ -95,6 +102,9 @@ class OfferDesk:
             proto, _, job_id = draft.job.partition(":")
             job = {"proto": proto.strip(), "id": job_id.strip()}
         try:
+            if draft.panel.strip():  # the offer id commits to the referees (SPEC §8)
+                job = job or {"proto": "tclk", "id": "arbitrated"}
+                job["context"] = panel_context([d for d in draft.panel.split(",") if d.strip()])
             offer = make_offer(
                 from_=self.did, role=draft.role, amount=draft.amount, asset=draft.asset,
                 lock=draft.lock, rails=[r for r in draft.rails.split(",") if r.strip()],
@@ -105,7 +115,7 @@ class OfferDesk:
         except TclkError as exc:
             raise EngineError(str(exc)) from None
         secret_plan = None
-        if draft.role == "payee":
+        if draft.role == "payee" and not draft.panel.strip():  # else the panel mints
             secret_plan = SecretPlan(offer_id=offer["id"], nonce=nonce, lock=draft.lock)
             statement = self.keeper.mint(secret_plan)
             crashpoint("after-secret-derived")
@@ -140,7 +150,10 @@ class OfferDesk:
                 self.events.publish(Notice("info", f"offer {deal_id[:10]}…: lock statement "
                                            "published after the restart", deal_id=deal_id))
 
-    async def accept(self, offer_id: str, *, rail: str | None = None) -> DealView:
+    async def accept(self, offer_id: str, *, rail: str | None = None,
+                     deliver: Deliver | None = None) -> DealView:
+        """Accept on the board, or hand the signed accept line to `deliver` (a private accept
+        sealed to the offerer, SPEC §2) which is called once the deal is journaled."""
         row = self.board.get(offer_id)
         offer = self.board.offer_frame(offer_id)
         record = self.board.offer_record(offer_id)
@@ -168,14 +181,20 @@ class OfferDesk:
         if role == "payee" and "evm-htlc" in offer["rails"] and "evm-htlc" in self.rails:
             # The escrow pays the address of the payee's paymentKey: this profile's account.
             key_plan = PaymentKeyPlan(offer_id=offer_id, nonce=nonce, account=True)
-        if role == "payee":
+        try:
+            panel = panel_of(offer)
+        except TclkError as exc:
+            raise EngineError(f"the offer's panel is malformed: {exc}") from None
+        if role == "payee" and panel is None:
             secret_plan = SecretPlan(offer_id=offer_id, nonce=nonce, lock=offer["lock"])
             statement = self.keeper.mint(secret_plan)  # durably in the vault before publishing
             crashpoint("after-secret-derived")
-        else:
+        else:  # the payee-offerer's statement, or the one the offer's panel published
             published = self.board.published_statement(offer_id)
             if published is None:
-                raise EngineError("the payee has not published its lock statement yet")
+                raise EngineError("the offer's panel has not published its statement yet"
+                                  if panel else
+                                  "the payee has not published its lock statement yet")
             statement = published
         try:
             accept = make_accept(offer, from_=self.did, statement=statement, nonce=nonce,
@@ -187,5 +206,8 @@ class OfferDesk:
         with journaling("the accept", happened=False):
             self.book.journal_deal(offer_id, role, record, secret_plan, key_plan)
         deal = self.book.open_accepted(offer_id, role, record)
-        await self.outbox.publish(OFFER_ROOM, line, deal_id=offer_id)
+        if deliver is not None:
+            await deliver(offer, line)
+        else:
+            await self.outbox.publish(OFFER_ROOM, line, deal_id=offer_id)
         return deal.view()

@@ -135,6 +135,7 @@ class OfferDraft:
     refund_gap_s: str = "3600"
     expires_in_s: str = "600"
     job: str = ""  # optional "proto:id"
+    panel: str = ""  # optional: one arbiter's DID, or a committee's DIDs comma-separated
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tclk_tui.engine import arbitration as arb
+from tclk_tui.engine import private_deals
+from tclk_tui.engine.arbiter import RefereeDesk
 from tclk_tui.engine.background import Background
 from tclk_tui.engine.board import OffersBoard
 from tclk_tui.engine.capabilities import Capabilities
@@ -29,6 +31,7 @@ from tclk_tui.engine.evidence import Evidence
 from tclk_tui.engine.evm import load_evm_settings, open_evm_rail
 from tclk_tui.engine.gates import GateRequest
 from tclk_tui.engine.keeper import VaultKeeper
+from tclk_tui.engine.mailbox import PrivateMail
 from tclk_tui.engine.offers import OfferDesk
 from tclk_tui.engine.outbox import Outbox
 from tclk_tui.engine.paths import make_private_dir
@@ -44,6 +47,7 @@ from tclk_tui.engine.views import (
 )
 from tclk_tui.protocol.errors import TclkError
 from tclk_tui.protocol.naming import deal_room
+from tclk_tui.protocol.panel import check_statement
 from tclk_tui.protocol.transcript import TranscriptRecord
 from tclk_tui.rails.base import SettlementRail
 from tclk_tui.rails.memory import MemoryRail
@@ -75,6 +79,8 @@ class _Ctx:
     secrets: VaultKeeper
     rails: dict[str, SettlementRail]
     now_ms: Callable[[], int]
+    # Is a contract's statement the one its offer's panel published? (None: no panel)
+    provenance: Callable[[dict, str | None], tuple[bool | None, str]] | None = None
 
 
 class Wallet:
@@ -97,7 +103,9 @@ class Wallet:
                              secret_for=self.keeper.deal_secret,
                              on_record=lambda r: self.rooms.on_own_record(r))
         ctx = _Ctx(did=identity.did, events=self.events, publisher=self.outbox,
-                   secrets=self.keeper, rails=rails, now_ms=self.now_ms)
+                   secrets=self.keeper, rails=rails, now_ms=self.now_ms,
+                   provenance=lambda offer, statement: check_statement(
+                       offer, statement, self.board.panel_lines(offer["id"])))
         self.book = DealBook(journal, self.keeper, ctx, self.events)
         self.evidence = Evidence(journal, self.keeper, self.book.in_room)
         self.capabilities = Capabilities(client, self.board, self.events, self.background)
@@ -113,6 +121,9 @@ class Wallet:
         self.gates = SecretGates(vault, self.keeper, self.book, self.now_ms)
         self.rail_watch = RailWatch(self.book, rails, self.events)
         self._owned_rails: list[SettlementRail] = []  # rails this wallet opened and closes
+        self.mail = PrivateMail(identity=identity, vault=vault, journal=journal, client=client,
+                                publisher=self.outbox, events=self.events, now_ms=self.now_ms)
+        self.referee = RefereeDesk(self)
         self._lock: ProfileLock | None = None
 
     def __repr__(self) -> str:
@@ -193,6 +204,7 @@ class Wallet:
                 for note in await wallet.outbox.recover():
                     wallet.events.publish(Notice("info", note))
                 await wallet.offers.publish_missing_statements()
+                await wallet.advertise()  # the DID note, its rails and e2e: record current
             except (VenueError, EngineError) as exc:
                 wallet.rooms.set_status("offline", str(exc))
         except BaseException:
@@ -203,6 +215,7 @@ class Wallet:
     def _restore(self) -> None:
         """Rebuild deals from the journal: plans, records, and the folds they give."""
         self.rooms.replay_journal(self.book.restore())
+        private_deals.restore(self)
 
     async def close(self) -> None:
         if self.background.closed:
@@ -244,6 +257,7 @@ class Wallet:
         self.background.spawn(self.watch.run(lambda: self.background.closed))
         self.background.spawn(self.rail_watch.run(lambda: self.background.closed))
         self.capabilities.look_up_new_senders()
+        self.background.spawn(private_deals.run(self))
 
     def tick(self) -> None:
         """Expire offers and raise deadline warnings; the faces call nothing else per second."""
@@ -264,8 +278,18 @@ class Wallet:
     async def post_offer(self, draft: OfferDraft) -> DealView:
         return await self.offers.post(draft)
 
-    async def accept_offer(self, offer_id: str, *, rail: str | None = None) -> DealView:
-        return await self.offers.accept(offer_id, rail=rail)
+    async def accept_offer(self, offer_id: str, *, rail: str | None = None,
+                           private: bool = False) -> DealView:
+        """Accept on the board, or with `private` sealed to the offerer's mailbox (SPEC §2):
+        the contract id and the deal room derive the same either way."""
+        if not private:
+            return await self.offers.accept(offer_id, rail=rail)
+        offer = self.board.offer_frame(offer_id)
+        if offer is not None:
+            await self.mail.peer_record(offer["from"])  # refused before anything is journaled
+        return await self.offers.accept(
+            offer_id, rail=rail,
+            deliver=lambda frame, line: private_deals.deliver_accept(self, frame, line))
 
     def deals(self) -> list[DealView]:
         return self.book.views()
@@ -321,8 +345,9 @@ class Wallet:
         await self.capabilities.refresh(limit, dids)
 
     async def advertise(self) -> None:
-        """Publish this wallet's DID note with the rails it can settle on."""
-        await self.capabilities.advertise(sorted(self.rails))
+        """Publish (or keep current) this wallet's DID note: the rails it settles on, its
+        mailbox, and the signed e2e: record peers seal to."""
+        await self.mail.publish_note(sorted(self.rails))
 
 
 def take_profile_lock(profile_dir: Path) -> ProfileLock:

@@ -686,6 +686,7 @@ class VenueClient:
         *,
         mailbox: str | None = None,
         rails: list[str] | None = None,
+        e2e: str | None = None,
         extra: tuple[str, ...] = (),
     ) -> NoteWrite:
         """Publish (or update) this identity's DID note with its mailbox and `tclk1:` rails,
@@ -695,7 +696,7 @@ class VenueClient:
         current = await self.get_note(ns, key)
         for _round in range(4):
             value = compose_did_note(identity.did, current, mailbox=mailbox, rails=rails,
-                                     extra=extra)
+                                     e2e=e2e, extra=extra)
             if value == current:
                 return NoteWrite(ns, key, ok=True, value=value)
             if current is None:

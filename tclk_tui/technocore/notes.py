@@ -112,13 +112,15 @@ def compose_did_note(
     *,
     mailbox: str | None = None,
     rails: Sequence[str] | None = None,
+    e2e: str | None = None,
     extra: Iterable[str] = (),
 ) -> str:
-    """The DID note value to publish: `<did> [mailbox:<room>] [tclk1:<rails>] ...`.
+    """The DID note value to publish: `<did> [mailbox:<room>] [tclk1:<rails>] [e2e: ...] ...`.
 
-    Tokens already in our own note that this call does not manage (x25519:, signed e2e: or
-    delegate: records, ...) are kept in order; a note at our path that does not name our DID
-    is discarded whole.
+    Tokens already in our own note that this call does not manage (x25519:, delegate:
+    records, ...) are kept in order; a note at our path that does not name our DID is discarded
+    whole. With `e2e` (a whole signed `e2e: <x25519> <mailbox> <nonce> <sig>` record), every
+    earlier e2e: record is dropped: a rotation replaces the record rather than adding one.
     """
     if DID_RE.fullmatch(did) is None:
         raise ValueError("not an Ed25519 did:key")
@@ -127,13 +129,16 @@ def compose_did_note(
     kept: list[str] = []
     tokens = note_tokens(current or "")
     if tokens and tokens[0] == did:
-        skip_next = False
+        skip_next = 0
         for part in tokens[1:]:
             if skip_next:
-                skip_next = False
+                skip_next -= 1
                 continue
             if part == "mailbox:" and mailbox is not None:
-                skip_next = True
+                skip_next = 1
+                continue
+            if part == "e2e:" and e2e is not None:
+                skip_next = 4
                 continue
             if part.startswith("mailbox:") and mailbox is not None:
                 continue
@@ -146,6 +151,8 @@ def compose_did_note(
     if rails is not None:
         parts.append(capability_token(list(rails)))
     parts.extend(kept)
+    if e2e is not None:
+        parts.append(e2e)
     parts.extend(extra)
     value = " ".join(parts)
     if len(value) > MAX_NOTE_CHARS or not survives_sweep(value):

@@ -35,6 +35,7 @@ TEXT_FIELDS: tuple[tuple[str, str, str], ...] = (
     ("refund_gap_s", "refund gap (s)", "seconds from claimByMs to refundAfterMs"),
     ("expires_in_s", "expires in (s)", "seconds the offer stays open"),
     ("job", "job", "optional proto:id"),
+    ("panel", "arbiter/panel", "optional: the arbiter's DID, or jurors' DIDs comma-separated"),
 )
 SELECT_FIELDS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("role", "I am the", ("payer", "payee")),

@@ -10,7 +10,7 @@ from tclk_tui.engine.events import BoardChanged
 from tclk_tui.engine.views import BoardQuery
 from tclk_tui.engine.wallet import Wallet
 from tclk_tui.protocol.codec import encode_frame
-from tclk_tui.protocol.naming import OFFER_ROOM
+from tclk_tui.protocol.naming import OFFER_ROOM, did_note
 from tclk_tui.rehearsal.rooms import format_ts
 from tests.engine.helpers import Pair, draft, open_wallet, until
 
@@ -145,6 +145,10 @@ async def test_capability_hints_come_from_did_notes(pair: Pair):
     theirs = (await alice.post_offer(draft())).deal_id
     silent = (await carol.post_offer(draft())).deal_id
     await alice.advertise()
+    # Every open wallet advertises; Carol's note is overwritten with one that names no rails.
+    ns, key = did_note(carol.did)
+    current = await carol.client.get_note(ns, key)
+    await carol.client.set_note(ns, key, carol.did, if_value=current)
     await bob.sync()
     assert bob.board.get(theirs).capability is None
     events = bob.events.subscribe()

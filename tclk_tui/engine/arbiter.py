@@ -1,0 +1,383 @@
+"""The referee's console: deals whose offer names this wallet as arbiter or juror (SPEC §8).
+
+A case starts on the board, from an offer whose `job.context` names us. Minting publishes the
+statement (an arbiter's, a hash-lock dealer's) or this juror's share point Y_i as a signed
+board line beside the offer, the secret or share being durable in the vault first:
+
+- an arbiter derives the deal's secret from its master seed (one backup restores it);
+- a point-lock juror derives its own share y_i the same way; nobody ever holds y = Σy_i;
+- a hash-lock dealer (the first juror) draws s at random, splits it into XOR shares, seals each
+  other juror its share, keeps its own, publishes sha256(s), and keeps s nowhere.
+
+Then the console watches the deal (the fold of its board and deal-room records, the lock checked
+on the rail) and either releases, a gated action sealed to the payee's mailbox, or withholds and
+lets the deadline refund the payer. Jurors may also run a commit-reveal round in the deal room.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets as _secrets
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from tclk_tui.engine.arbitration import commit_line, commit_vote, reveal_line
+from tclk_tui.engine.board import parse_statement_line, statement_line
+from tclk_tui.engine.deal import _ms_text, short
+from tclk_tui.engine.errors import EngineError
+from tclk_tui.engine.events import Notice
+from tclk_tui.engine.gates import GateFact, GateRefused, GateRequest
+from tclk_tui.engine.private_deals import SETTING_HELD_SHARE
+from tclk_tui.engine.views import BoardQuery
+from tclk_tui.engine.vote_round import RoundView, read_round
+from tclk_tui.protocol.arbitration import split_secret
+from tclk_tui.protocol.errors import TclkError
+from tclk_tui.protocol.locks import (
+    generate_hash_lock,
+    hash_lock_from_preimage,
+    point_lock_from_witness,
+)
+from tclk_tui.protocol.machine import ContractState, lock_terms
+from tclk_tui.protocol.naming import OFFER_ROOM, deal_room
+from tclk_tui.protocol.panel import Panel, panel_of, vote_deadline
+from tclk_tui.protocol.transcript import TranscriptRecord, fold_transcript
+from tclk_tui.technocore.errors import VenueError
+
+if TYPE_CHECKING:
+    from tclk_tui.engine.wallet import Wallet
+
+SETTING_CASE = "case:"
+VOTE_ENTRY = "vote/"
+
+
+@dataclass(frozen=True, slots=True)
+class CaseView:
+    """One case as the console shows it: public facts only (never the secret or a share)."""
+
+    offer_id: str
+    role: str  # arbiter | juror
+    index: int  # 0 for an arbiter; the juror's place in the panel
+    panel: tuple[str, ...]
+    lock: str
+    amount: str
+    asset: str
+    status: str  # the fold's status: proposed, accepted, locked, claimed, refunded, cancelled
+    contract: str | None
+    payer: str | None
+    payee: str | None
+    minted: bool  # our statement or share point is on the board
+    held: bool  # the vault holds what we would release
+    decision: str  # pending | released | withheld
+    lock_detail: str
+    lock_verified: bool | None
+    claim_by_ms: int
+    refund_after_ms: int
+    note: str = ""
+
+    @property
+    def what(self) -> str:
+        if self.role == "arbiter":
+            return "the secret"
+        return f"share {self.index + 1} of {len(self.panel)}"
+
+
+class RefereeDesk:
+    def __init__(self, wallet: Wallet) -> None:
+        self._w = wallet
+        self._rooms: dict[str, list[TranscriptRecord]] = {}
+        self._locks: dict[str, tuple[str, bool, str]] = {}  # offer id -> (ref, verified, why)
+
+    # -- what the journal remembers ----------------------------------------------------------
+
+    def _meta(self, offer_id: str) -> dict:
+        raw = self._w.journal.get_setting(SETTING_CASE + offer_id)
+        try:
+            data = json.loads(raw) if raw else {}
+        except json.JSONDecodeError:
+            data = {}
+        return data if isinstance(data, dict) else {}
+
+    def _set_meta(self, offer_id: str, **fields: object) -> None:
+        meta = self._meta(offer_id)
+        meta.update(fields)
+        self._w.journal.set_setting(SETTING_CASE + offer_id, json.dumps(meta, sort_keys=True))
+
+    # -- cases -------------------------------------------------------------------------------
+
+    def _panel(self, offer: dict) -> Panel | None:
+        try:
+            return panel_of(offer)
+        except TclkError:
+            return None
+
+    def _case_ids(self) -> list[str]:
+        board = self._w.board
+        ids = []
+        for row in board.query(BoardQuery(status=None, sort="ts_ms")):
+            offer = board.offer_frame(row.offer_id)
+            panel = self._panel(offer) if offer else None
+            if panel is not None and self._w.did in panel.members:
+                ids.append(row.offer_id)
+        return ids
+
+    def _state(self, offer_id: str) -> tuple[ContractState, dict, Panel]:
+        board = self._w.board
+        offer, record = board.offer_frame(offer_id), board.offer_record(offer_id)
+        panel = self._panel(offer) if offer else None
+        if offer is None or record is None or panel is None or self._w.did not in panel.members:
+            raise EngineError("no case on the board names this wallet for that offer")
+        records = [record]
+        accept = board.accept_of(offer_id)
+        if accept is not None:
+            records.append(accept[0])
+        fold = fold_transcript(records)
+        state = fold.state
+        assert state is not None
+        if state.contract:
+            fold = fold_transcript([*records, *self._rooms.get(deal_room(state.contract), [])])
+            state = fold.state or state
+        return state, offer, panel
+
+    def cases(self) -> list[CaseView]:
+        return [self.case(offer_id) for offer_id in reversed(self._case_ids())]
+
+    def case(self, offer_id: str) -> CaseView:
+        state, offer, panel = self._state(offer_id)
+        index = panel.index_of(self._w.did) or 0
+        role = "arbiter" if panel.kind == "arbiter" else "juror"
+        lines = self._w.board.panel_lines(offer_id)
+        meta = self._meta(offer_id)
+        check = self._locks.get(offer_id)
+        if state.status != "locked":
+            lock_detail, verified = "no lock announced", None
+        elif check is None or check[0] != state.rail_ref:
+            lock_detail, verified = "not checked on the rail yet", None
+        else:
+            lock_detail, verified = check[2], check[1]
+        return CaseView(
+            offer_id=offer_id, role=role, index=index, panel=panel.members, lock=offer["lock"],
+            amount=offer["amount"], asset=offer["asset"], status=state.status,
+            contract=state.contract, payer=state.payer_did, payee=state.payee_did,
+            minted=self._w.did in lines, held=self._held(offer, panel, index) is not None,
+            decision=meta.get("decision", "pending"), lock_detail=lock_detail,
+            lock_verified=verified, claim_by_ms=offer["claimByMs"],
+            refund_after_ms=offer["refundAfterMs"],
+            note="" if self._w.did in lines or not self._mints(offer, panel) else
+            "publish the statement before anyone can accept")
+
+    def _mints(self, offer: dict, panel: Panel) -> bool:
+        return panel.kind == "arbiter" or offer["lock"] == "point" or \
+            panel.dealer == self._w.did
+
+    def _held(self, offer: dict, panel: Panel, index: int) -> str | None:
+        """What we would release: the arbiter's secret, or this juror's share."""
+        vault = self._w.vault
+        offer_id, nonce = offer["id"], offer["nonce"]
+        if panel.kind == "arbiter":
+            cached = vault.cached_deal_secret(offer_id, nonce,
+                                              "preimage" if offer["lock"] == "hash"
+                                              else "witness")
+            return None if cached is None else "0x" + cached.hex()
+        if offer["lock"] == "point":
+            cached = vault.cached_deal_secret(offer_id, nonce, "witness")
+            return None if cached is None else "0x" + cached.hex()
+        raw = vault.backend.get(SETTING_HELD_SHARE + offer_id)
+        return None if raw is None else "0x" + bytes(raw).hex()
+
+    async def refresh(self) -> list[CaseView]:
+        """Read the board, every live case's deal room, and check announced locks on the rail."""
+        try:
+            await self._w.sync()
+        except (VenueError, EngineError) as exc:
+            self._w.events.publish(Notice("warning", f"cases: {exc}"))
+        for offer_id in self._case_ids():
+            state, _, _ = self._state(offer_id)
+            if state.contract and not state.terminal:
+                room = deal_room(state.contract)
+                try:
+                    export = await self._w.client.export(room)
+                except VenueError as exc:
+                    self._w.events.publish(Notice("warning", f"case room {room}: {exc}"))
+                    continue
+                self._rooms[room] = [r.transcript for r in export.verified]
+                state, _, _ = self._state(offer_id)
+            if state.status == "locked" and state.rail and state.rail_ref:
+                await self._check_lock(offer_id, state)
+        return self.cases()
+
+    async def _check_lock(self, offer_id: str, state: ContractState) -> None:
+        rail = self._w.rails.get(state.rail or "")
+        if rail is None:
+            self._locks[offer_id] = (state.rail_ref, False,
+                                     f"this wallet has no {state.rail} rail to check it on")
+            return
+        try:
+            ok = bool(await rail.verify_lock(lock_terms(state), state.rail_ref))
+        except Exception as exc:  # a rail that cannot answer has not shown a lock
+            self._locks[offer_id] = (state.rail_ref, False, f"rail check failed: {exc}")
+            return
+        self._locks[offer_id] = (state.rail_ref, ok, "lock verified with matching terms" if ok
+                                 else "the rail holds no lock with these terms under that ref")
+
+    # -- minting -----------------------------------------------------------------------------
+
+    async def mint(self, offer_id: str) -> CaseView:
+        """Publish our statement or share point for a case (the secret durable first)."""
+        state, offer, panel = self._state(offer_id)
+        if state.status != "proposed":
+            raise EngineError(f"the offer is {state.status}: too late to mint for it")
+        if self._w.did in self._w.board.panel_lines(offer_id):
+            return self.case(offer_id)
+        vault, nonce = self._w.vault, offer["nonce"]
+        try:
+            if panel.kind == "arbiter" and offer["lock"] == "hash":
+                statement = hash_lock_from_preimage(
+                    vault.derive_preimage(offer_id, nonce).reveal()).hash
+            elif offer["lock"] == "point":  # the arbiter's witness, or this juror's share
+                statement = point_lock_from_witness(
+                    "0x" + vault.derive_witness(offer_id, nonce).hex()).statement
+            elif panel.dealer == self._w.did:
+                statement = await self._deal_hash_shares(offer, panel)
+            else:
+                raise EngineError("in a hash-lock committee only the first juror deals; this "
+                                  "juror's share arrives sealed from the dealer")
+        except (TclkError, ValueError) as exc:
+            raise EngineError(f"cannot mint for this offer: {exc}") from None
+        await self._w.outbox.publish(OFFER_ROOM, statement_line(offer_id, statement))
+        return self.case(offer_id)
+
+    async def _deal_hash_shares(self, offer: dict, panel: Panel) -> str:
+        """Split a fresh preimage, seal each juror its share, keep ours, forget the preimage."""
+        lock = generate_hash_lock()
+        shares = split_secret(lock.preimage, len(panel.members))
+        for juror, share in zip(panel.members[1:], shares[1:], strict=True):
+            await self._w.mail.send(juror, {"kind": "deal-share", "offer": offer["id"],
+                                            "share": share})
+        self._w.vault.backend.put(SETTING_HELD_SHARE + offer["id"], bytes.fromhex(shares[0][2:]))
+        return lock.hash
+
+    # -- release or withhold -----------------------------------------------------------------
+
+    def request_release(self, offer_id: str) -> GateRequest:
+        view = self.case(offer_id)
+        state, offer, panel = self._state(offer_id)
+        now = self._w.now_ms()
+        blockers: list[str] = []
+        facts = [GateFact("what", None, f"{view.what}, sealed to the payee's mailbox"),
+                 GateFact("payee", None, short(view.payee)),
+                 GateFact("status", state.status == "locked" or None, state.status),
+                 GateFact("lock on the rail", view.lock_verified, view.lock_detail),
+                 GateFact("time to claimByMs", None if now < offer["claimByMs"] else False,
+                          _ms_text(offer["claimByMs"] - now)),
+                 GateFact("time to refundAfterMs", None if now < offer["refundAfterMs"]
+                          else False, _ms_text(offer["refundAfterMs"] - now))]
+        if state.status != "locked":
+            blockers.append(f"the contract is {state.status}, not locked")
+        elif view.lock_verified is not True:
+            blockers.append(f"the lock is not verified on the rail: {view.lock_detail}")
+        if not view.held:
+            blockers.append(f"the vault holds no {view.what} for this case")
+        if now >= offer["refundAfterMs"]:
+            blockers.append("the refund window is open: the payee could no longer claim")
+        if view.decision == "withheld":
+            blockers.append("this case was withheld")
+        if panel.kind == "committee" and state.contract:
+            round_ = self.round_view(offer_id)
+            if round_.jurors and any(j.committed for j in round_.jurors):
+                facts.append(GateFact("vote round", None, ", ".join(
+                    f"{v}: {n}" for v, n in round_.counts.items()) or "no opened votes yet"))
+        return GateRequest(action="arbiter-release", deal_id=offer_id, contract=state.contract,
+                           facts=tuple(facts), blockers=tuple(blockers),
+                           confirm_code=state.contract[2:6] if state.contract else None,
+                           created_ms=now, token=_secrets.token_hex(8))
+
+    async def confirm_release(self, request: GateRequest, typed_code: str = "") -> CaseView:
+        if request.action != "arbiter-release":
+            raise GateRefused("not a release request")
+        await self.refresh()
+        fresh = self.request_release(request.deal_id)
+        if fresh.blockers:
+            raise GateRefused("; ".join(fresh.blockers))
+        if fresh.contract != request.contract:
+            raise GateRefused("the case changed since the request: ask again")
+        if typed_code.strip().lower() != fresh.confirm_code:
+            raise GateRefused(f"type {fresh.confirm_code} (the first 4 hex of the contract id) "
+                              "to release")
+        state, offer, panel = self._state(request.deal_id)
+        index = panel.index_of(self._w.did) or 0
+        value = self._held(offer, panel, index)
+        assert value is not None and state.payee_did is not None and state.contract is not None
+        body = {"offer": request.deal_id, "contract": state.contract}
+        if panel.kind == "arbiter":
+            body |= {"kind": "secret", "secret": value}
+        else:
+            body |= {"kind": "share", "share": value}
+        try:
+            await self._w.mail.send(state.payee_did, body)
+        except EngineError as exc:
+            raise GateRefused(f"could not deliver to the payee: {exc}") from None
+        self._set_meta(request.deal_id, decision="released")
+        self._w.events.publish(Notice("info", f"case {request.deal_id[:10]}…: released "
+                                      f"{self.case(request.deal_id).what} to the payee"))
+        return self.case(request.deal_id)
+
+    def withhold(self, offer_id: str) -> CaseView:
+        """Decide not to release: the payer refunds on the rail once refundAfterMs passes."""
+        view = self.case(offer_id)
+        if view.decision == "released":
+            raise EngineError("already released: a released secret cannot be taken back")
+        self._set_meta(offer_id, decision="withheld")
+        return replace(view, decision="withheld")
+
+    # -- the commit-reveal round -------------------------------------------------------------
+
+    def round_view(self, offer_id: str) -> RoundView:
+        state, offer, panel = self._state(offer_id)
+        if state.contract is None:
+            raise EngineError("no contract yet: a round runs in the deal room after the accept")
+        records = self._rooms.get(deal_room(state.contract), [])
+        jurors = panel.members
+        return read_round(state.contract, records, jurors, vote_deadline(offer, panel),
+                          now_ms=self._w.now_ms())
+
+    async def commit(self, offer_id: str, verdict: str) -> RoundView:
+        state, _, _ = self._state(offer_id)
+        if state.contract is None:
+            raise EngineError("no contract yet: commit once the offer is accepted")
+        if self._w.vault.backend.get(VOTE_ENTRY + state.contract) is not None:
+            raise EngineError("this wallet already committed in this round")
+        try:
+            vote = commit_vote(state.contract, verdict)
+        except Exception as exc:
+            raise EngineError(str(exc)) from None
+        # The salt seals the vote: durable in the vault before the commitment is published.
+        self._w.vault.backend.put(VOTE_ENTRY + state.contract,
+                                  f"{vote.salt} {vote.verdict}".encode())
+        await self._w.outbox.publish(deal_room(state.contract), commit_line(vote.commitment))
+        await self.refresh()
+        return self.round_view(offer_id)
+
+    async def open_vote(self, offer_id: str) -> RoundView:
+        """Post our opening, only once every juror committed or the deadline passed."""
+        await self.refresh()
+        state, _, _ = self._state(offer_id)
+        view = self.round_view(offer_id)
+        if not view.commit_closed:
+            waiting = [short(j.did) for j in view.jurors if not j.committed]
+            raise EngineError("the commit phase is still open (waiting for "
+                              + ", ".join(waiting) + "): opening now would let them copy")
+        raw = self._w.vault.backend.get(VOTE_ENTRY + (state.contract or ""))
+        if raw is None:
+            raise EngineError("this wallet has no commitment in this round")
+        salt, _, verdict = bytes(raw).decode().partition(" ")
+        await self._w.outbox.publish(deal_room(state.contract), reveal_line(salt, verdict))
+        await self.refresh()
+        return self.round_view(offer_id)
+
+
+def statement_lines(records: list[TranscriptRecord], offer_id: str) -> list[TranscriptRecord]:
+    """The signed statement side-lines naming one offer (for an evidence bundle)."""
+    return [r for r in records if (parse_statement_line(r.line) or ("",))[0] == offer_id]
+
+
+__all__ = ["CaseView", "RefereeDesk", "statement_lines"]

@@ -1,0 +1,201 @@
+"""Referees on the rehearsal venue (SPEC §8): an arbiter who holds the secret and releases it
+sealed, a unanimous committee of three on a point lock, a hash-lock committee with a dealer."""
+
+from __future__ import annotations
+
+import pytest
+
+from tclk_tui.engine import private_deals
+from tclk_tui.engine.errors import EngineError
+from tclk_tui.engine.events import Notice
+from tclk_tui.engine.gates import GateRefused
+from tclk_tui.protocol.panel import panel_of
+from tests.engine.helpers import Pair, draft, lock_as_payer, reveal_as_payee
+
+
+def texts(queue) -> list[str]:
+    out = []
+    while not queue.empty():
+        event = queue.get_nowait()
+        if isinstance(event, Notice):
+            out.append(event.text)
+    return out
+
+
+async def every_room_text(pair: Pair, client) -> str:
+    lines = []
+    for room in list(pair.venue.venue.rooms):
+        lines += [r.text for r in (await client.export(room)).records]
+    return "\n".join(lines)
+
+
+async def arbitrated_deal(pair: Pair, referees: list, lock: str = "hash"):
+    """Alice pays, Bob works; the offer names the referees; they mint; Bob accepts; Alice
+    locks after checking the statement's provenance."""
+    alice, bob = pair.alice, pair.bob
+    offer = await alice.post_offer(draft(rails="memory", lock=lock,
+                                         panel=",".join(r.did for r in referees)))
+    offer_id = offer.deal_id
+    frame = alice.board.offer_frame(offer_id) or alice.deal(offer_id).offer
+    assert panel_of(frame).members == tuple(r.did for r in referees)
+    await bob.sync()
+    with pytest.raises(EngineError, match="not published its statement"):
+        await bob.accept_offer(offer_id)
+    for referee in referees:
+        desk = referee.referee
+        await desk.refresh()
+        if desk.case(offer_id).note:  # a hash-lock committee: only the dealer mints
+            await desk.mint(offer_id)
+    for referee in referees:  # dealt shares arrive sealed
+        await private_deals.poll_letters(referee)
+    await bob.sync()
+    await bob.accept_offer(offer_id)
+    await alice.sync()
+    deal_a = alice.deal(offer_id)
+    assert deal_a.state.status == "accepted"
+    await lock_as_payer(pair, deal_a, "memory")
+    return offer_id, deal_a, bob.deal(offer_id)
+
+
+async def test_an_arbiter_releases_and_the_payee_claims(pair: Pair):
+    carol = await pair.open("carol")
+    offer_id, deal_a, deal_b = await arbitrated_deal(pair, [carol])
+    desk = carol.referee
+    [case] = await desk.refresh()
+    assert (case.role, case.status, case.minted, case.held) == ("arbiter", "locked", True, True)
+    assert case.lock_verified is True
+    # The payee holds nothing yet: its reveal gate refuses.
+    assert any("no secret" in b for b in deal_b.request_reveal().blockers)
+    request = desk.request_release(offer_id)
+    assert request.allowed, request.blockers
+    with pytest.raises(GateRefused, match="type"):
+        await desk.confirm_release(request, "zzzz")
+    secret = "0x" + carol.vault.cached_deal_secret(offer_id, deal_a.offer["nonce"],
+                                                   "preimage").hex()
+    assert secret not in await every_room_text(pair, carol.client)
+    released = await desk.confirm_release(request, request.confirm_code)
+    assert released.decision == "released"
+    # Sealed: not in any room of the venue, only in the payee's vault once opened.
+    assert secret not in await every_room_text(pair, carol.client)
+    await private_deals.poll_letters(pair.bob)
+    assert pair.bob.keeper.deal_secret(offer_id) == secret
+    assert secret not in await every_room_text(pair, carol.client)
+    await reveal_as_payee(pair, deal_b)
+    assert pair.alice.deal(offer_id).state.status == "claimed"
+    [case] = await desk.refresh()
+    assert case.status == "claimed"
+
+
+async def test_an_arbiter_withholds_and_the_payer_refunds(pair: Pair):
+    carol = await pair.open("carol")
+    offer_id, deal_a, deal_b = await arbitrated_deal(pair, [carol], lock="point")
+    desk = carol.referee
+    await desk.refresh()
+    assert desk.withhold(offer_id).decision == "withheld"
+    assert any("withheld" in b for b in desk.request_release(offer_id).blockers)
+    pair.clock.advance(2 * 3600 * 1000 + 1000)
+    refund = deal_a.request_refund()
+    assert refund.allowed, refund.blockers
+    await deal_a.confirm(refund)
+    await pair.sync()
+    assert deal_b.state.status == "refunded"
+    [case] = await desk.refresh()
+    assert case.status == "refunded" and case.decision == "withheld"
+    with pytest.raises(EngineError, match="already released"):
+        desk._set_meta(offer_id, decision="released")
+        desk.withhold(offer_id)
+
+
+async def test_a_forged_release_from_a_stranger_is_refused(pair: Pair):
+    carol = await pair.open("carol")
+    mallory = await pair.open("mallory")
+    offer_id, _, deal_b = await arbitrated_deal(pair, [carol])
+    seen = pair.bob.events.subscribe()
+    await mallory.mail.send(pair.bob.did, {"kind": "secret", "offer": offer_id,
+                                           "contract": deal_b.state.contract,
+                                           "secret": "0x" + "11" * 32})
+    await carol.mail.send(pair.bob.did, {"kind": "secret", "offer": offer_id,
+                                         "contract": deal_b.state.contract,
+                                         "secret": "0x" + "22" * 32})
+    await private_deals.poll_letters(pair.bob)
+    notes = texts(seen)
+    assert any("not the deal's arbiter" in t for t in notes)
+    assert any("does not open the deal's statement" in t for t in notes)
+    assert pair.bob.keeper.deal_secret(offer_id) is None
+    assert deal_b.state.status == "locked"
+
+
+async def test_the_payer_will_not_lock_a_statement_the_arbiter_did_not_publish(pair: Pair):
+    """Bob (payee) puts his own statement in the accept of an arbitrated offer."""
+    from tclk_tui.engine.keeper import SecretPlan
+    from tclk_tui.protocol.builders import make_accept
+    from tclk_tui.protocol.codec import encode_frame
+    from tclk_tui.protocol.naming import OFFER_ROOM
+    alice, bob = pair.alice, pair.bob
+    carol = await pair.open("carol")
+    offer_id = (await alice.post_offer(draft(rails="memory", panel=carol.did))).deal_id
+    await carol.referee.refresh()
+    await carol.referee.mint(offer_id)
+    await bob.sync()
+    own = bob.keeper.mint(SecretPlan(offer_id=offer_id, nonce="00112233", lock="hash"))
+    accept = make_accept(bob.board.offer_frame(offer_id), from_=bob.did, statement=own,
+                         nonce="00112233")
+    await bob.client.post(OFFER_ROOM, encode_frame(accept))
+    await alice.sync()
+    deal_a = alice.deal(offer_id)
+    assert deal_a.state.status == "accepted"
+    request = deal_a.request_lock("memory")
+    assert any("not the one the panel published" in b for b in request.blockers)
+    with pytest.raises(GateRefused):
+        await deal_a.confirm(request)
+
+
+async def test_a_point_committee_of_three_opens_only_with_the_third_share(pair: Pair):
+    jurors = [await pair.open(name) for name in ("j1", "j2", "j3")]
+    offer_id, _, deal_b = await arbitrated_deal(pair, jurors, lock="point")
+    bob = pair.bob
+    for number, juror in enumerate(jurors, start=1):
+        desk = juror.referee
+        [case] = await desk.refresh()
+        assert case.what == f"share {number} of 3"
+        request = desk.request_release(offer_id)
+        assert request.allowed, request.blockers
+        await desk.confirm_release(request, request.confirm_code)
+        await private_deals.poll_letters(bob)
+        progress = private_deals.committee_progress(bob, offer_id)
+        if number < 3:
+            assert progress["missing"] == [j.did for j in jurors[number:]]
+            assert not progress["opened"] and bob.keeper.deal_secret(offer_id) is None
+            assert any("no secret" in b for b in deal_b.request_reveal().blockers)
+    assert private_deals.committee_progress(bob, offer_id)["opened"]
+    await reveal_as_payee(pair, deal_b)
+    assert pair.alice.deal(offer_id).state.status == "claimed"
+
+
+async def test_a_share_that_does_not_match_its_point_is_refused(pair: Pair):
+    jurors = [await pair.open(name) for name in ("j1", "j2")]
+    offer_id, _, deal_b = await arbitrated_deal(pair, jurors, lock="point")
+    seen = pair.bob.events.subscribe()
+    await jurors[0].mail.send(pair.bob.did, {"kind": "share", "offer": offer_id,
+                                             "contract": deal_b.state.contract,
+                                             "share": "0x" + "33" * 32})
+    await private_deals.poll_letters(pair.bob)
+    assert any("does not match the share point" in t for t in texts(seen))
+    assert private_deals.committee_progress(pair.bob, offer_id)["have"] == []
+
+
+async def test_a_hash_committee_with_a_dealer_who_forgets(pair: Pair):
+    jurors = [await pair.open(name) for name in ("j1", "j2", "j3")]
+    offer_id, _, deal_b = await arbitrated_deal(pair, jurors, lock="hash")
+    for juror in jurors:
+        desk = juror.referee
+        await desk.refresh()
+        request = desk.request_release(offer_id)
+        assert request.allowed, (juror.profile, request.blockers)
+        await desk.confirm_release(request, request.confirm_code)
+    # The dealer keeps only its own share: no vault entry opens the statement by itself.
+    dealer = jurors[0]
+    assert dealer.keeper.deal_secret(offer_id) is None
+    await private_deals.poll_letters(pair.bob)
+    assert private_deals.committee_progress(pair.bob, offer_id)["opened"]
+    await reveal_as_payee(pair, deal_b)
