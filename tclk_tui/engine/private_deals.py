@@ -223,6 +223,21 @@ def committee_progress(wallet: Wallet, deal_id: str) -> dict:
             "opened": opened, "problem": problem}
 
 
+def committee_overview(wallet: Wallet) -> list[dict]:
+    """Every deal of ours as payee whose offer names a committee, with its share progress."""
+    out = []
+    for deal in wallet.book:
+        try:
+            panel = panel_of(deal.offer)
+        except TclkError:
+            continue
+        if panel is None or panel.kind != "committee" or deal.role != "payee" or deal.observer:
+            continue
+        out.append({"deal": deal.deal_id, "status": deal.state.status,
+                    **committee_progress(wallet, deal.deal_id)})
+    return out
+
+
 def _letter_deal_share(wallet: Wallet, letter: Letter) -> str | None:
     """A hash-lock dealer hands this juror its share: keep it in the vault until release."""
     offer_id, share = letter.body.get("offer"), letter.body.get("share")

@@ -314,6 +314,16 @@ class Wallet:
     def arbitration(self) -> arb.ArbitrationDesk:
         return arb.ArbitrationDesk(self._room_records, self._post_vote_line)
 
+    # -- private mail and committees -----------------------------------------------------------
+
+    async def check_mail(self) -> int:
+        """Open sealed deliveries now (the follower does this every second)."""
+        return await private_deals.poll_letters(self)
+
+    def committee_overview(self) -> list[dict]:
+        """Our deals as payee that name a committee: whose shares are in, whose are missing."""
+        return private_deals.committee_overview(self)
+
     # -- vault and secret gates -----------------------------------------------------------------
 
     def vault_status(self) -> VaultStatus:

@@ -143,7 +143,7 @@ class TclkApp(App[None]):
                 yield VaultPane(id="vault-pane")
             with TabPane(PANES[3][1], id="arbitration"):
                 # The desk is optional so a wallet without one still opens every other pane.
-                yield ArbitrationPane(getattr(wallet, "arbitration", None),
+                yield ArbitrationPane(getattr(wallet, "arbitration", None), wallet=wallet,
                                       id="arbitration-pane")
             if self.agents is not None:
                 with TabPane(APPROVALS_PANE[1], id=APPROVALS_PANE[0]):

@@ -46,6 +46,7 @@ ACTION_TITLES = {
     "refund": "Refund the lock",
     "seed-backup": "Show the master seed backup",
     "secret-reveal": "Show one secret on screen",
+    "arbiter-release": "Release to the payee, sealed",
 }
 MARK_OK = "ok "
 MARK_BLOCKS = "NO "

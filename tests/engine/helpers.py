@@ -7,11 +7,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pytest
+
+from tclk_tui.engine import private_deals
 from tclk_tui.engine.deal import DealSession
+from tclk_tui.engine.errors import EngineError
 from tclk_tui.engine.views import DealView, OfferDraft
 from tclk_tui.engine.wallet import Wallet
 from tclk_tui.protocol.codec import encode_frame
 from tclk_tui.protocol.naming import OFFER_ROOM, deal_room
+from tclk_tui.protocol.panel import panel_of
 from tclk_tui.protocol.transcript import (
     TranscriptRecord,
     find_contract_handshake,
@@ -200,3 +205,31 @@ async def reveal_as_payee(pair: Pair, deal: DealSession) -> None:
     await deal.confirm(request, typed_code=request.confirm_code)
     assert deal.state.status == "claimed"
     await pair.sync()
+
+
+async def arbitrated_deal(pair: Pair, referees: list, lock: str = "hash"):
+    """Alice pays, Bob works; the offer names the referees; they mint; Bob accepts; Alice
+    locks after checking the statement's provenance."""
+    alice, bob = pair.alice, pair.bob
+    offer = await alice.post_offer(draft(rails="memory", lock=lock,
+                                         panel=",".join(r.did for r in referees)))
+    offer_id = offer.deal_id
+    frame = alice.board.offer_frame(offer_id) or alice.deal(offer_id).offer
+    assert panel_of(frame).members == tuple(r.did for r in referees)
+    await bob.sync()
+    with pytest.raises(EngineError, match="not published its statement"):
+        await bob.accept_offer(offer_id)
+    for referee in referees:
+        desk = referee.referee
+        await desk.refresh()
+        if desk.case(offer_id).note:  # a hash-lock committee: only the dealer mints
+            await desk.mint(offer_id)
+    for referee in referees:  # dealt shares arrive sealed
+        await private_deals.poll_letters(referee)
+    await bob.sync()
+    await bob.accept_offer(offer_id)
+    await alice.sync()
+    deal_a = alice.deal(offer_id)
+    assert deal_a.state.status == "accepted"
+    await lock_as_payer(pair, deal_a, "memory")
+    return offer_id, deal_a, bob.deal(offer_id)

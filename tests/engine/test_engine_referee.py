@@ -9,8 +9,7 @@ from tclk_tui.engine import private_deals
 from tclk_tui.engine.errors import EngineError
 from tclk_tui.engine.events import Notice
 from tclk_tui.engine.gates import GateRefused
-from tclk_tui.protocol.panel import panel_of
-from tests.engine.helpers import Pair, draft, lock_as_payer, reveal_as_payee
+from tests.engine.helpers import Pair, arbitrated_deal, draft, reveal_as_payee
 
 
 def texts(queue) -> list[str]:
@@ -27,34 +26,6 @@ async def every_room_text(pair: Pair, client) -> str:
     for room in list(pair.venue.venue.rooms):
         lines += [r.text for r in (await client.export(room)).records]
     return "\n".join(lines)
-
-
-async def arbitrated_deal(pair: Pair, referees: list, lock: str = "hash"):
-    """Alice pays, Bob works; the offer names the referees; they mint; Bob accepts; Alice
-    locks after checking the statement's provenance."""
-    alice, bob = pair.alice, pair.bob
-    offer = await alice.post_offer(draft(rails="memory", lock=lock,
-                                         panel=",".join(r.did for r in referees)))
-    offer_id = offer.deal_id
-    frame = alice.board.offer_frame(offer_id) or alice.deal(offer_id).offer
-    assert panel_of(frame).members == tuple(r.did for r in referees)
-    await bob.sync()
-    with pytest.raises(EngineError, match="not published its statement"):
-        await bob.accept_offer(offer_id)
-    for referee in referees:
-        desk = referee.referee
-        await desk.refresh()
-        if desk.case(offer_id).note:  # a hash-lock committee: only the dealer mints
-            await desk.mint(offer_id)
-    for referee in referees:  # dealt shares arrive sealed
-        await private_deals.poll_letters(referee)
-    await bob.sync()
-    await bob.accept_offer(offer_id)
-    await alice.sync()
-    deal_a = alice.deal(offer_id)
-    assert deal_a.state.status == "accepted"
-    await lock_as_payer(pair, deal_a, "memory")
-    return offer_id, deal_a, bob.deal(offer_id)
 
 
 async def test_an_arbiter_releases_and_the_payee_claims(pair: Pair):
