@@ -109,9 +109,37 @@ def audit(a: Answer) -> str:
             lines.append(f"  {'ok ' if s['ok'] else 'REJ'} {s['room']} #{s['seq']} "
                          f"{s['type'] or '-'}"
                          + (f": {s['reason']}" if s["reason"] else ""))
-    if not a["contracts"]:
+        if c.get("round"):
+            lines += round_lines(c["round"])
+    for b in a.get("bundles", []):
+        lines += bundle_lines(b)
+    if not a["contracts"] and not a.get("bundles"):
         lines.append("no authenticated handshake found")
     return "\n".join(lines)
+
+
+def round_lines(r: Answer) -> list[str]:
+    counts = ", ".join(f"{v}: {n}" for v, n in r["counts"].items()) or "no opened votes"
+    lines = [f"  vote round of {len(r['jurors'])} jurors (commitments due before "
+             f"{r['deadline_ms']} ms): {counts}"]
+    for j in r["jurors"]:
+        state = (f"opened {j['verdict']!r}" if j["opened"] else
+                 "committed, not opened" if j["committed"] else "no commitment")
+        lines.append(f"    juror {j['index'] + 1} {j['did']}: {state}"
+                     + "".join(f" [{flag}]" for flag in j["flags"]))
+    lines += [f"    round problem: {p}" for p in r["problems"]]
+    return lines
+
+
+def bundle_lines(b: Answer) -> list[str]:
+    lines = [f"evidence bundle {b['file']}: contract {b['contract']}: {b['status']} "
+             f"({b['records']} records, {b['unverified']} failed verification)"]
+    lines += [f"  problem: {p}" for p in b["problems"]]
+    if b.get("round"):
+        lines += round_lines(b["round"])
+    lines += [f"  proves: {p}" for p in b["proves"]]
+    lines += [f"  does not prove: {p}" for p in b["does_not_prove"]]
+    return lines
 
 
 # One per registry command; a command missing here prints its JSON answer.

@@ -9,9 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tclk_tui.engine.arbitration import VOTE_PREFIX
+from tclk_tui.engine.vote_round import RoundView, read_round
 from tclk_tui.protocol.codec import try_decode_frame
 from tclk_tui.protocol.errors import TclkError
 from tclk_tui.protocol.naming import OFFER_ROOM, deal_room
+from tclk_tui.protocol.panel import panel_of, vote_deadline
 from tclk_tui.protocol.transcript import (
     TranscriptRecord,
     check_nonce_order,
@@ -27,6 +30,7 @@ class ContractAudit:
     contract: str
     status: str
     steps: list[tuple[str, int, str | None, bool, str | None]]  # room, seq, type, ok, reason
+    round: RoundView | None = None  # the panel's commit-reveal round, when the offer names one
 
 
 @dataclass
@@ -36,18 +40,21 @@ class AuditReport:
     unverified: int = 0
     problems: list[str] = field(default_factory=list)
     contracts: list[ContractAudit] = field(default_factory=list)
+    bundles: list[dict] = field(default_factory=list)  # evidence bundles, each audited alone
 
     @property
     def ok(self) -> bool:
-        return not self.problems
+        return not self.problems and not any(b["problems"] for b in self.bundles)
 
     def to_dict(self) -> dict:
         return {"files": self.files, "records": self.records, "unverified": self.unverified,
                 "problems": self.problems, "ok": self.ok,
                 "contracts": [{"contract": c.contract, "status": c.status,
                                "steps": [{"room": r, "seq": s, "type": t, "ok": o,
-                                          "reason": why} for r, s, t, o, why in c.steps]}
-                              for c in self.contracts]}
+                                          "reason": why} for r, s, t, o, why in c.steps],
+                               "round": c.round.to_dict() if c.round is not None else None}
+                              for c in self.contracts],
+                "bundles": self.bundles}
 
 
 def _room_of(path: Path) -> tuple[Path, str]:
@@ -59,13 +66,20 @@ def _room_of(path: Path) -> tuple[Path, str]:
 
 
 def audit_exports(paths: list[Path]) -> AuditReport:
+    from tclk_tui.engine.bundle import audit_bundle, read_bundle  # bundle builds on this module
+
     report = AuditReport()
     rooms: dict[str, list[TranscriptRecord]] = {}
     for raw in paths:
         path, room = _room_of(raw)
         report.files.append(f"{path} ({room})")
         try:
-            records = parse_transcript_export(room, path.read_text(encoding="utf-8"))
+            text = path.read_text(encoding="utf-8")
+            bundle = read_bundle(text)
+            if bundle is not None:  # one deal's evidence bundle, audited on its own
+                report.bundles.append(audit_bundle(str(path), bundle))
+                continue
+            records = parse_transcript_export(room, text)
         except (OSError, UnicodeDecodeError, TclkError) as exc:
             report.problems.append(f"{path}: {exc}")
             continue
@@ -104,8 +118,23 @@ def audit_transcripts(rooms: dict[str, list[TranscriptRecord]],
             continue
         report.contracts.append(ContractAudit(
             contract=contract, status=fold.state.status,
-            steps=[(s.room, s.seq, s.type, s.ok, s.reason) for s in fold.steps]))
+            steps=[(s.room, s.seq, s.type, s.ok, s.reason) for s in fold.steps],
+            round=panel_round(fold.state.offer, contract, rooms.get(deal_room(contract), []))))
     return report
+
+
+def panel_round(offer: dict, contract: str, records: list[TranscriptRecord]) -> RoundView | None:
+    """The commit-reveal round of the offer's panel read from the deal room, offline (no clock:
+    the phase counts as closed only once every juror committed)."""
+    try:
+        panel = panel_of(offer)
+    except TclkError:
+        return None
+    if panel is None or panel.kind != "committee":
+        return None
+    if not any(r.line.startswith(VOTE_PREFIX) for r in records):
+        return None
+    return read_round(contract, records, panel.members, vote_deadline(offer, panel))
 
 
 async def audit_live(export, contract: str) -> AuditReport:
