@@ -371,7 +371,7 @@ async def _offer(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
     draft = OfferDraft(role=p["role"], amount=p["amount"], asset=p["asset"], lock=p["lock"],
                        rails=p["rails"], claim_in_s=str(p["claim_in"]),
                        refund_gap_s=str(p["refund_gap"]), expires_in_s=str(p["expires_in"]),
-                       job=p["job"] or "")
+                       job=p["job"] or "", panel=p["panel"] or "")
     problems = wallet.validate_offer_draft(draft)
     if problems:
         raise CommandError("usage", "; ".join(f"{q.field}: {q.message}" for q in problems),
@@ -381,7 +381,8 @@ async def _offer(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
 
 
 async def _accept(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
-    view = await wallet.accept_offer(_offer_id(wallet, p["offer"]), rail=p["rail"])
+    view = await wallet.accept_offer(_offer_id(wallet, p["offer"]), rail=p["rail"],
+                                     private=p["private"])
     return deal_summary(view)
 
 
@@ -464,6 +465,83 @@ async def _audit(wallet: Wallet | None, p: dict[str, Any]) -> dict[str, Any]:
     return audit_exports([Path(f) for f in p["files"]]).to_dict()
 
 
+def _case(view: Any) -> dict[str, Any]:
+    from dataclasses import asdict
+
+    return {**asdict(view), "panel": list(view.panel), "what": view.what}
+
+
+def _case_id(wallet: Wallet, prefix: str) -> str:
+    matches = [c.offer_id for c in wallet.referee.cases() if c.offer_id.startswith(prefix)]
+    if len(matches) != 1:
+        raise CommandError("not-found", f"{prefix!r} matches {len(matches)} of your cases")
+    return matches[0]
+
+
+async def _cases(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
+    return {"cases": [_case(c) for c in await wallet.referee.refresh()]}
+
+
+async def _mint(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
+    await wallet.referee.refresh()
+    return _case(await wallet.referee.mint(_case_id(wallet, p["offer"])))
+
+
+async def _release(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
+    await wallet.referee.refresh()
+    offer_id = _case_id(wallet, p["offer"])
+    request = wallet.referee.request_release(offer_id)
+    if not p["confirm"]:
+        return _not_performed(RELEASE, request)
+    try:
+        view = await wallet.referee.confirm_release(request, p["confirm"])
+    except GateRefused as exc:
+        raise CommandError("refused", f"refused: {exc.reason}",
+                           {"gate": gate_facts(RELEASE, request)}) from None
+    return {**_case(view), "performed": True}
+
+
+async def _withhold(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
+    await wallet.referee.refresh()
+    return _case(wallet.referee.withhold(_case_id(wallet, p["offer"])))
+
+
+async def _vote(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
+    await wallet.referee.refresh()
+    offer_id = _case_id(wallet, p["offer"])
+    if p["open"]:
+        return (await wallet.referee.open_vote(offer_id)).to_dict()
+    if not p["verdict"]:
+        raise CommandError("usage", "vote needs a verdict to commit (or open to open it)")
+    return (await wallet.referee.commit(offer_id, p["verdict"])).to_dict()
+
+
+async def _round(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
+    await wallet.referee.refresh()
+    return wallet.referee.round_view(_case_id(wallet, p["offer"])).to_dict()
+
+
+async def _committee(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
+    await wallet.check_mail()
+    return {"deals": wallet.committee_overview()}
+
+
+async def _evidence(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
+    import json
+
+    from tclk_tui.engine.bundle import build_bundle
+
+    bundle = await build_bundle(wallet, _deal(wallet, p["deal"]).deal_id)
+    path = Path(p["out"])
+    try:
+        path.write_text(json.dumps(bundle, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise CommandError("usage", f"cannot write {path}: {exc.strerror or exc}") from None
+    return {"file": str(path), "deal": bundle["deal"], "contract": bundle["contract"],
+            "status": bundle["status"],
+            "records": sum(len(v) for v in bundle["rooms"].values())}
+
+
 IDENTITY = Command(
     "identity", "show this profile's did:key", (),
     "{did, profile, venue}", gated=False, run=_identity)
@@ -485,13 +563,17 @@ OFFER = Command(
      Param("claim_in", int, "seconds until claimByMs", default=3600),
      Param("refund_gap", int, "seconds from claimByMs to refundAfterMs", default=3600),
      Param("expires_in", int, "seconds until the offer expires", default=600),
-     Param("job", str, "proto:id of the job this pays for, e.g. a2a:task-42")),
+     Param("job", str, "proto:id of the job this pays for, e.g. a2a:task-42"),
+     Param("panel", str, "the arbiter's did:key, or a committee's did:keys comma-separated "
+           "(they mint the statement; the offer id commits to them)")),
     "the deal summary {deal, contract, role, status, ...}", gated=False, run=_offer)
 ACCEPT = Command(
     "accept", "accept an offer from the board",
     (Param("offer", str, "offer id (a unique prefix is enough)", required=True,
            positional=True),
-     Param("rail", str, "settle on this offered rail (default: the first one set up here)")),
+     Param("rail", str, "settle on this offered rail (default: the first one set up here)"),
+     Param("private", bool, "deliver the accept sealed to the offerer's mailbox instead of "
+           "posting it on the board", default=False)),
     "the deal summary {deal, contract, role, status, ...}", gated=False, run=_accept)
 LOCK = Command(
     "lock", "lock funds on a rail (payer)",
@@ -552,9 +634,47 @@ AUDIT = Command(
     "{files, records, unverified, problems, ok, contracts: [{contract, status, steps}]}",
     gated=False, run=_audit, needs_wallet=False)
 
+_CASE = Param("offer", str, "the case's offer id (a unique prefix is enough)", required=True,
+              positional=True)
+CASES = Command(
+    "cases", "list the deals whose offer names this wallet as arbiter or juror", (),
+    "{cases: [{offer_id, role, index, panel, what, status, contract, payer, payee, minted, "
+    "held, decision, lock_verified, lock_detail, ...}]}", gated=False, run=_cases)
+MINT = Command(
+    "mint", "publish this referee's statement (or juror share point) for a case", (_CASE,),
+    "the case", gated=False, run=_mint)
+RELEASE = Command(
+    "release", "release a case's secret (or this juror's share) sealed to the payee",
+    (_CASE, Param("confirm", str, "the first 4 hex of the contract id, typed to confirm",
+                  metavar="HEX4")),
+    _GATED_RESULT, gated=True, run=_release, confirm="confirm")
+WITHHOLD = Command(
+    "withhold", "decide not to release a case: the payer refunds after the deadline",
+    (_CASE,), "the case", gated=False, run=_withhold)
+VOTE = Command(
+    "vote", "commit a verdict in a case's vote round, or open the committed one",
+    (_CASE, Param("verdict", str, "the verdict to commit, e.g. release"),
+     Param("open", bool, "open this wallet's commitment (once every juror committed or the "
+           "round's deadline passed)", default=False)),
+    "the round {contract, deadline_ms, jurors, counts, problems, all_committed, "
+    "commit_closed}", gated=False, run=_vote)
+ROUND = Command(
+    "round", "a case's commit-reveal round as its deal room's signed records say", (_CASE,),
+    "{contract, deadline_ms, jurors: [{did, index, committed, opened, verdict, flags}], "
+    "counts, problems, all_committed, commit_closed}", gated=False, run=_round)
+COMMITTEE = Command(
+    "committee", "this wallet's deals as payee naming a committee: shares in and missing", (),
+    "{deals: [{deal, status, jurors, have, missing, opened, problem}]}", gated=False,
+    run=_committee)
+EVIDENCE = Command(
+    "evidence", "write one deal's evidence bundle (audit it with tclk-tui audit)",
+    (_DEAL, Param("out", str, "the file to write", required=True)),
+    "{file, deal, contract, status, records}", gated=False, run=_evidence)
+
 REGISTRY: Mapping[str, Command] = types.MappingProxyType({c.name: c for c in (
     IDENTITY, BOARD, OFFER, ACCEPT, LOCK, REVEAL, REFUND, CANCEL, STATUS, DEALS, HEARTBEAT,
-    RECEIPT, RAILS, TALLY, AUDIT, RECONCILE)})
+    RECEIPT, RAILS, TALLY, AUDIT, RECONCILE, CASES, MINT, RELEASE, WITHHOLD, VOTE, ROUND,
+    COMMITTEE, EVIDENCE)})
 
 __all__ = ["ERROR_KINDS", "EXIT_CODES", "REGISTRY", "Command", "CommandError", "Param",
            "as_command_error", "deal_detail", "deal_summary", "execute", "gate_facts"]

@@ -139,6 +139,10 @@ async def test_a_point_committee_of_three_opens_only_with_the_third_share(pair: 
             assert not progress["opened"] and bob.keeper.deal_secret(offer_id) is None
             assert any("no secret" in b for b in deal_b.request_reveal().blockers)
     assert private_deals.committee_progress(bob, offer_id)["opened"]
+    # No share and not the combined witness appear in any room before the payee's reveal.
+    public = await every_room_text(pair, bob.client)
+    for value in [*bob.keeper.shares(offer_id).values(), bob.keeper.deal_secret(offer_id)]:
+        assert value[2:] not in public
     await reveal_as_payee(pair, deal_b)
     assert pair.alice.deal(offer_id).state.status == "claimed"
 
@@ -170,3 +174,24 @@ async def test_a_hash_committee_with_a_dealer_who_forgets(pair: Pair):
     await private_deals.poll_letters(pair.bob)
     assert private_deals.committee_progress(pair.bob, offer_id)["opened"]
     await reveal_as_payee(pair, deal_b)
+
+
+async def test_the_registry_drives_the_referee_console(pair: Pair, tmp_path):
+    from tclk_tui.engine.commands import CommandError, execute
+    carol = await pair.open("carol")
+    offer_id, _, deal_b = await arbitrated_deal(pair, [carol])
+    [case] = (await execute(carol, "cases"))["cases"]
+    assert case["offer_id"] == offer_id and case["what"] == "the secret"
+    unconfirmed = await execute(carol, "release", {"offer": offer_id[:14]})
+    assert unconfirmed["performed"] is False and unconfirmed["gate"]["allowed"]
+    with pytest.raises(CommandError, match="type"):
+        await execute(carol, "release", {"offer": offer_id, "confirm": "zzzz"})
+    done = await execute(carol, "release", {"offer": offer_id,
+                                            "confirm": deal_b.state.contract[2:6]})
+    assert done["performed"] and done["decision"] == "released"
+    await pair.bob.check_mail()
+    answer = await execute(pair.bob, "evidence", {"deal": offer_id,
+                                                  "out": str(tmp_path / "e.json")})
+    assert answer["status"] == "locked" and answer["records"] >= 4
+    audited = await execute(None, "audit", {"files": [answer["file"]]})
+    assert audited["ok"] and audited["bundles"][0]["status"] == "locked"

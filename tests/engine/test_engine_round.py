@@ -71,7 +71,7 @@ async def test_a_round_with_a_mismatched_opening_audited_from_export_files(pair:
 
 async def test_a_late_commitment_is_ignored(pair: Pair):
     jurors = [await pair.open(name) for name in ("j1", "j2")]
-    offer_id, deal_a, _ = await arbitrated_deal(pair, jurors, lock="point")
+    offer_id, _, _ = await arbitrated_deal(pair, jurors, lock="point")
     j1, j2 = (j.referee for j in jurors)
     await j1.refresh()
     await j1.commit(offer_id, "release")
@@ -90,7 +90,7 @@ async def test_a_late_commitment_is_ignored(pair: Pair):
 async def test_an_evidence_bundle_audits_offline_and_a_tampered_one_does_not(pair: Pair,
                                                                             tmp_path: Path):
     carol = await pair.open("carol")
-    offer_id, deal_a, deal_b = await arbitrated_deal(pair, [carol])
+    offer_id, _, deal_b = await arbitrated_deal(pair, [carol])
     await carol.referee.refresh()
     request = carol.referee.request_release(offer_id)
     await carol.referee.confirm_release(request, request.confirm_code)
