@@ -194,8 +194,8 @@ class PrivateMail:
         for generation in range(1, self.generation + 1):
             await self._open_deliveries(generation)
         for room, meta in self._channels().items():
-            if meta.get("out"):
-                continue
+            if meta.get("out") or meta.get("done"):
+                continue  # one sealed channel carries one message: once read, it is done
             letters += await self._read_channel(room, meta["peer"])
         return letters
 
@@ -244,7 +244,14 @@ class PrivateMail:
             letter = self._assemble(room, peer, record, line)
             if letter is not None:
                 letters.append(letter)
+                self._mark_done(room)
         return letters
+
+    def _mark_done(self, room: str) -> None:
+        channels = self._channels()
+        if room in channels:
+            channels[room]["done"] = True
+            self._journal.set_setting(SETTING_CHANNELS, json.dumps(channels, sort_keys=True))
 
     def _assemble(self, room: str, peer: str, record, line: str) -> Letter | None:
         message_id, _, rest = line.partition(" ")
