@@ -115,8 +115,11 @@ class PrivateMail:
         return make_record(self._identity, self.x25519_public, self.mailbox, self.generation)
 
     async def publish_note(self, rails: list[str]) -> None:
-        """Publish (or keep current) the DID note: mailbox hint, `tclk1:` rails, signed e2e:."""
-        await self._client.publish_did_note(mailbox=self.mailbox, rails=rails, e2e=self.record())
+        """Publish (or keep current) the DID note: `tclk1:` rails and the signed e2e: record.
+
+        The bare `mailbox:` hint is left as it is: it names the agents' JSON-RPC mailbox when
+        the wallet serves agents, and sealed deliveries go only to the record's own mailbox."""
+        await self._client.publish_did_note(rails=rails, e2e=self.record())
 
     async def rotate(self, rails: list[str]) -> int:
         """Move to a new static key and mailbox; re-issue the record with a higher nonce."""
