@@ -321,6 +321,8 @@ def _reject_constant(name: str) -> Any:
 
 
 _MS_FIELDS: Final = ("claimByMs", "refundAfterMs", "expiresMs")
+# Built once: `json.loads(..., parse_constant=...)` would build a new decoder per line.
+_DECODER: Final = json.JSONDecoder(parse_constant=_reject_constant)
 
 
 def encode_frame(frame: Mapping[str, Any]) -> str:
@@ -360,7 +362,7 @@ def decode_frame(text: object) -> dict[str, Any]:
     if PRINTABLE_ASCII_RE.fullmatch(text) is None:
         raise FrameError("tclk: frame line contains non-printable-ASCII characters")
     try:
-        parsed = json.loads(text[len(TCLK_PREFIX) :], parse_constant=_reject_constant)
+        parsed = _DECODER.decode(text[len(TCLK_PREFIX) :])
     except RecursionError:
         # The reference's parser would accept nesting this deep (only possible inside the
         # unchecked `job.type`/`presig.type` values); this port refuses it.
