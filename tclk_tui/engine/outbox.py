@@ -117,11 +117,7 @@ class Outbox:
 
     async def _find_own(self, room: str, text: str) -> VenueRecord | None:
         """Our own record of `text` anywhere in the room's retained ring."""
-        export = await self.client.export(room)
-        for record in reversed(export.records):
-            if record.sender == self.client.did and record.text == text:
-                return record
-        return None
+        return _own_in((await self.client.export(room)).records, self.client.did, text)
 
     async def recover(self) -> list[str]:
         """Finish what a crash interrupted; returns one line per item for the operator.
@@ -135,7 +131,8 @@ class Outbox:
         for item in self.journal.unfinished_outbox():
             try:
                 text = self._real_text(item)
-                landed = await self._find_own(item.room, text)
+                export = await self.client.export(item.room)
+                landed = _own_in(export.records, self.client.did, text)
             except (EngineError, VenueError) as exc:
                 notes.append(f"outbox #{item.id}: could not be checked: {exc}")
                 continue
@@ -149,6 +146,18 @@ class Outbox:
                 notes.append(f"outbox #{item.id}: accepted earlier but no longer in the room's "
                              "ring; not posted again")
                 continue
+            if item.attempts > 0 and export.records and export.records[0].seq > 1:
+                # Sent before the restart with its answer lost, and the ring has dropped
+                # records since: it may have landed and been cut. A second post could say it
+                # twice, so it waits for the operator.
+                self.journal.mark_failed(item.id, "uncertain: sent before the restart; the "
+                                         "room's ring has dropped older records and does not "
+                                         "show it; not posted again")
+                notes.append(f"outbox #{item.id}: UNCERTAIN: sent to {item.room} before the "
+                             "restart, but the room no longer keeps its older records, so "
+                             "whether it landed cannot be seen; not posted again: check the "
+                             "deal and post again yourself if it is missing")
+                continue
             try:
                 await self._deliver(item)
             except (EngineError, VenueError) as exc:
@@ -156,6 +165,14 @@ class Outbox:
                 continue
             notes.append(f"outbox #{item.id}: delivered after the restart")
         return notes
+
+
+def _own_in(records: tuple[VenueRecord, ...], did: str | None,
+            text: str) -> VenueRecord | None:
+    for record in reversed(records):
+        if record.sender == did and record.text == text:
+            return record
+    return None
 
 
 def _without(message: str, real_text: str, journaled_text: str) -> str:

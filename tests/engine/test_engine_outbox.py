@@ -64,3 +64,23 @@ async def test_a_verdict_that_would_not_survive_the_sweep_is_refused_at_commit(p
 
     with pytest.raises(ArbitrationError, match="spaces"):
         pair.alice.arbitration.commit_vote("0x" + "ab" * 32, "guilty ")
+
+
+async def test_a_pending_line_the_ring_dropped_is_not_posted_twice_after_a_restart(pair: Pair):
+    """Sent before a crash (the answer lost), then cut from the ring: its nonce is spent, the
+    room no longer shows it, and a second copy under a fresh nonce would say it twice."""
+    bob = pair.bob
+    config = pair.venue.venue.config
+    config.ring_bytes, config.ring_keep_bytes, config.ring_keep_lines = 4096, 1024, 4
+    text = "bob's line sent just before a crash"
+    nonce = bob.client.nonces.next(ROOM)
+    item = bob.journal.enqueue(room=ROOM, text=text, nonce=str(nonce))
+    bob.journal.record_attempt(item.id)  # the post went out...
+    await bob.client.post(ROOM, text, nonce=nonce)  # ...and landed; the reply was lost
+    await _noise(pair, 60)
+    assert text not in [r.text for r in (await bob.client.export(ROOM)).records]
+    notes = await bob.outbox.recover()
+    assert any("UNCERTAIN" in n and "not posted again" in n for n in notes), notes
+    assert bob.journal.outbox_item(item.id).state == OutboxState.FAILED
+    export = await bob.client.export(ROOM)
+    assert [r.text for r in export.records if r.sender == bob.did] == []
