@@ -244,10 +244,18 @@ class DealSession:
             if answers["receipt"].ok:
                 answers["receipt"] = Legal(False, "the rail and the transcript disagree: "
                                            "reconcile first")
+        if answers["receipt"].ok and self.receipted():
+            answers["receipt"] = Legal(False, "this deal's receipt is already posted")
         return answers
 
     def actions(self) -> frozenset[str]:
         return frozenset(a for a, legal in self.legal_actions().items() if legal.ok)
+
+    def receipted(self) -> bool:
+        """Whether the transcript already holds a valid receipt of ours: one is enough, and a
+        second would only be noise in a finished deal's room."""
+        return any(step.ok and step.type == "receipt" and record.sender == self.ctx.did
+                   for record, step in zip(self._records(), self._steps, strict=False))
 
     def deadlines(self) -> Deadlines:
         """The deal's deadlines and last safe moment now (cheap: the per-second tick's view)."""
@@ -791,6 +799,9 @@ class DealSession:
         return self.view()
 
     async def receipt(self) -> DealView:
+        legal = self.legal_actions()["receipt"]
+        if not legal.ok:
+            raise GateRefused(f"no receipt now: {legal.reason}")
         state = self.state
         await self._post(self.room, self._ungated("receipt"))
         self.ctx.events.publish(Notice("info", f"receipt posted: {state.status}",

@@ -20,6 +20,7 @@ from textual.widgets import Button, Footer, Select, Static
 
 from tclk_tui.engine.views import DealView, OfferRow
 from tclk_tui.tui.calm_button import CalmButton
+from tclk_tui.tui.deliberate import DeliberateKeys
 from tclk_tui.tui.errors import describe_error
 from tclk_tui.tui.offer_detail import offer_detail_text
 from tclk_tui.tui.safe import literal
@@ -41,7 +42,7 @@ def closed_reason(row: OfferRow | None, now_ms: int) -> str | None:
     return None
 
 
-class AcceptScreen(ModalScreen[DealView | None]):
+class AcceptScreen(DeliberateKeys, ModalScreen[DealView | None]):
     TICK_SECONDS = 1.0
 
     BINDINGS: list[BindingType] = [  # noqa: RUF012

@@ -20,6 +20,7 @@ from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.css.query import NoMatches
+from textual.screen import Screen
 from textual.theme import Theme
 from textual.timer import Timer
 from textual.widgets import Footer, TabbedContent, TabPane
@@ -40,14 +41,14 @@ from tclk_tui.tui.arbitration_pane import SECTIONS, ArbitrationPane
 from tclk_tui.tui.board_filter import SORT_COLUMNS, sort_by
 from tclk_tui.tui.board_pane import BoardPane
 from tclk_tui.tui.commands import PaletteCommand, TclkCommands, engine_command
-from tclk_tui.tui.deal_room import DealRoomPane
+from tclk_tui.tui.deal_room import ACTION_LABELS, GATED_ACTIONS, DealRoomPane
 from tclk_tui.tui.deny_screen import DenyScreen
 from tclk_tui.tui.errors import describe_error
 from tclk_tui.tui.formatting import LEVEL_LABEL, countdown, short_hex
 from tclk_tui.tui.gate_screen import GateScreen
 from tclk_tui.tui.header_bar import HeaderBar
 from tclk_tui.tui.help_screen import HelpScreen, HelpSection
-from tclk_tui.tui.note_screen import HeartbeatScreen
+from tclk_tui.tui.note_screen import HeartbeatScreen, ReceiptScreen
 from tclk_tui.tui.offer_form import OfferFormScreen
 from tclk_tui.tui.offer_table import OfferTable
 from tclk_tui.tui.pane_tabs import PaneTabs
@@ -97,6 +98,12 @@ class TclkApp(App[None]):
         Binding("4", "show_pane('arbitration')", "Arbiter", show=False),
         Binding("question_mark,f1", "help", "Help"),
         Binding("ctrl+t", "next_theme", "Theme", show=False),
+        # Priority, so focus moves the moment the key arrives. As an ordinary binding, Tab
+        # bubbles up through every container's queue before it runs, while the keys typed
+        # after it are already being delivered to the field that still has focus: "FLOP",
+        # Tab, "paper" typed quickly put "FLOPpaper" in one field.
+        Binding("tab", "focus_next", "Next field", show=False, priority=True),
+        Binding("shift+tab", "focus_previous", "Previous field", show=False, priority=True),
     ]
 
     def __init__(self, wallet: WalletPort, *, theme: str | None = None,
@@ -166,6 +173,27 @@ class TclkApp(App[None]):
     def active_pane(self) -> str:
         return str(self.query_one("#panes", TabbedContent).active)
 
+    # -- what the operator reads ----------------------------------------------------------------
+
+    def say(self, text: str, severity: str = "information") -> None:
+        """Every message the app shows goes through here: literal text, never markup."""
+        self.notify(text, severity=severity, markup=False)  # type: ignore[arg-type]
+
+    def report(self, what: str, exc: BaseException, severity: str = "error") -> None:
+        """An engine call failed: what the operator tried, then the engine's reason."""
+        self.say(f"{what}: {describe_error(exc)}", severity)
+
+    def open_dialog(self, screen: Screen[Any], callback: Callable[[Any], object] | None = None
+                    ) -> bool:
+        """Open a dialog over the main screen only: a second one on top (from a key that
+        reached the pane underneath, or the palette) could post something while the first
+        still waits for an answer. Textual gives focus back where it was when it closes."""
+        if self.screen is not self.default_screen:
+            self.say("close the dialog first", "warning")
+            return False
+        self.push_screen(screen, callback)
+        return True
+
     def _fatal_error(self) -> None:
         """Exit after an unhandled exception without printing local variables.
 
@@ -197,11 +225,10 @@ class TclkApp(App[None]):
             self.agents.subscribe(lambda: self.call_later(self.refresh_approvals))
             self.refresh_approvals()
         if self._theme_missing:
-            self.notify(f"theme {clean(self._theme_missing, max_len=40)} not found; "
-                        f"using {self.theme}", severity="warning", markup=False)
+            self.say(f"theme {clean(self._theme_missing, max_len=40)} not found; "
+                     f"using {self.theme}", "warning")
         for problem in self.theme_problems:
-            self.notify(f"theme file refused: {clean(problem, max_len=200)}",
-                        severity="warning", markup=False)
+            self.say(f"theme file refused: {clean(problem, max_len=200)}", "warning")
 
     # -- engine events ------------------------------------------------------------------------
 
@@ -227,8 +254,7 @@ class TclkApp(App[None]):
         except NoMatches:
             raise
         except Exception as exc:
-            self.notify(f"{what} failed: {describe_error(exc)}", severity="error",
-                        markup=False)
+            self.report(f"{what} failed", exc)
 
     def apply_events(self, batch: Iterable[Event]) -> None:
         """Fold a batch of engine events into one round of widget updates."""
@@ -250,9 +276,8 @@ class TclkApp(App[None]):
             elif isinstance(event, VenueStatus):
                 self.query_one(HeaderBar).show_status(event)
             elif isinstance(event, Notice):
-                self.notify(clean(event.text, max_len=400),
-                            severity=SEVERITY.get(event.level, "information"),  # type: ignore[arg-type]
-                            markup=False)
+                self.say(clean(event.text, max_len=400),
+                         SEVERITY.get(event.level, "information"))
         if board_touched:
             self._board_changed(added, updated - added)
         if deals_touched:
@@ -297,8 +322,7 @@ class TclkApp(App[None]):
         level = LEVEL_LABEL.get(event.level, clean(event.level, max_len=12))
         text = (f"deal {short_hex(event.deal_id)}: {level}"
                 f" - {clean(event.what, max_len=120)} ({countdown(event.ms_left)} left)")
-        self.notify(text, severity=LEVEL_SEVERITY.get(event.level, "information"),  # type: ignore[arg-type]
-                    markup=False)
+        self.say(text, LEVEL_SEVERITY.get(event.level, "information"))
 
     # -- periodic -----------------------------------------------------------------------------
 
@@ -335,8 +359,7 @@ class TclkApp(App[None]):
         try:
             view = self.wallet.deal(deal_id).view()
         except Exception as exc:
-            self.notify(f"cannot read deal: {describe_error(exc)}", severity="error",
-                        markup=False)
+            self.report("cannot read deal", exc)
             return
         self.deal_room.show_deal(view)
         if self.agents is not None:
@@ -361,8 +384,7 @@ class TclkApp(App[None]):
             try:
                 await self.agents.refresh()
             except Exception as exc:
-                self.notify(f"approvals: {describe_error(exc)}", severity="error",
-                            markup=False)
+                self.report("approvals", exc)
         self.refresh_approvals()
 
     @on(ApprovalsPane.ApproveRequested)
@@ -379,7 +401,7 @@ class TclkApp(App[None]):
                 return
             request = ask()
         except Exception as exc:
-            self.notify(f"approve: {describe_error(exc)}", severity="error", markup=False)
+            self.report("approve", exc)
             return
         desk = self.agents
 
@@ -394,13 +416,12 @@ class TclkApp(App[None]):
                 raise GateRefused(decided.reason or decided.state)
             return decided
 
-        self.push_screen(GateScreen(request, perform, refresh=ask), self._approval_done)
+        self.open_dialog(GateScreen(request, perform, refresh=ask), self._approval_done)
 
     def _approval_done(self, decided: Any) -> None:
         self.refresh_approvals()
         if decided is not None:
-            self.notify(f"approved: {clean(decided.agent, max_len=30)}'s {decided.tool}",
-                        markup=False)
+            self.say(f"approved: {clean(decided.agent, max_len=30)}'s {decided.tool}")
             if decided.deal_id:
                 self.refresh_deals(select=decided.deal_id)
 
@@ -417,10 +438,10 @@ class TclkApp(App[None]):
             try:
                 self.agents.deny(row.id, reason)
             except Exception as exc:
-                self.notify(f"deny: {describe_error(exc)}", severity="error", markup=False)
+                self.report("deny", exc)
             self.refresh_approvals()
 
-        self.push_screen(DenyScreen(row.agent, row.tool), denied)
+        self.open_dialog(DenyScreen(row.agent, row.tool), denied)
 
     def open_deal(self, deal_id: str) -> None:
         self.refresh_deals(select=deal_id)
@@ -442,17 +463,18 @@ class TclkApp(App[None]):
         if action == "accept":
             row = wallet.board.get(deal_id)
             if row is None:
-                self.notify("that offer is not on the board", severity="warning", markup=False)
+                self.say("that offer is not on the board", "warning")
             else:
                 self.open_accept(row)
             return
         try:
             deal = wallet.deal(deal_id)
             if action == "heartbeat":
-                self.push_screen(HeartbeatScreen(deal.heartbeat), self._deal_result)
+                self.open_dialog(HeartbeatScreen(deal.heartbeat), self._deal_result)
                 return
             if action == "receipt":
-                self._send_receipt(deal_id)
+                self.open_dialog(ReceiptScreen(deal.view().status, deal.receipt),
+                                 self._deal_result)
                 return
             if action == "reconcile":
                 self._reconcile(deal_id)
@@ -462,13 +484,35 @@ class TclkApp(App[None]):
                 return
             request = ask()
         except Exception as exc:
-            self.notify(f"{action}: {describe_error(exc)}", severity="error", markup=False)
+            self.report(action, exc)
             return
 
         async def perform(newest: GateRequest, typed: str | None, acknowledge: bool) -> DealView:
             return await deal.confirm(newest, typed_code=typed, acknowledge_late=acknowledge)
 
-        self.push_screen(GateScreen(request, perform, refresh=ask), self._deal_result)
+        self.open_dialog(GateScreen(request, perform, refresh=ask), self._deal_result)
+
+    @on(DealRoomPane.ActionNotValid)
+    def _deal_action_not_valid(self, event: DealRoomPane.ActionNotValid) -> None:
+        self.explain_not_valid(event.action, event.view)
+
+    def explain_not_valid(self, action: str, view: DealView) -> None:
+        """A deal key pressed when its action is not valid now: say why in the engine's words
+        (the view's `unavailable`, or a gated action's blockers), never nothing."""
+        label = ACTION_LABELS.get(action, clean(action, max_len=20))
+        reason = dict(view.unavailable).get(action)
+        if reason is None and action in GATED_ACTIONS:
+            try:
+                ask = self._deal_request(self.wallet.deal(view.deal_id), action)
+                request = ask() if ask is not None else None
+            except Exception as exc:
+                reason = describe_error(exc)
+            else:
+                if request is not None and request.blockers:
+                    reason = "; ".join(request.blockers)
+        if reason is None:
+            reason = f"the deal is {view.status}"
+        self.say(f"{label} is not possible now: {clean(reason, max_len=300)}", "warning")
 
     def _deal_request(self, deal: Any, action: str) -> Callable[[], GateRequest] | None:
         """The engine call that states this action's facts; the gate asks it again while open."""
@@ -482,8 +526,7 @@ class TclkApp(App[None]):
             return deal.request_refund
         if action == "cancel":
             return deal.request_cancel
-        self.notify(f"unknown action {clean(action, max_len=20)}", severity="error",
-                    markup=False)
+        self.say(f"unknown action {clean(action, max_len=20)}", "error")
         return None
 
     def _deal_result(self, view: DealView | None) -> None:
@@ -497,21 +540,10 @@ class TclkApp(App[None]):
         try:
             view = await self.wallet.deal(deal_id).reconcile()
         except Exception as exc:
-            self.notify(f"reconcile: {describe_error(exc)}", severity="error", markup=False)
+            self.report("reconcile", exc)
             return
-        self.notify("rail re-read: " + (clean(view.disagreement, max_len=200) or
-                                        f"rail and transcript agree ({view.status})"),
-                    markup=False)
-        self._deal_result(view)
-
-    @work(group="receipt")
-    async def _send_receipt(self, deal_id: str) -> None:
-        try:
-            view = await self.wallet.deal(deal_id).receipt()
-        except Exception as exc:
-            self.notify(f"receipt: {describe_error(exc)}", severity="error", markup=False)
-            return
-        self.notify("receipt posted", markup=False)
+        self.say("rail re-read: " + (clean(view.disagreement, max_len=200) or
+                                     f"rail and transcript agree ({view.status})"))
         self._deal_result(view)
 
     # -- board --------------------------------------------------------------------------------
@@ -530,7 +562,7 @@ class TclkApp(App[None]):
     @on(BoardPane.AcceptRequested)
     def _accept_requested(self, event: BoardPane.AcceptRequested) -> None:
         if event.row.mine:
-            self.notify("that offer is yours; its deal is on the Deals pane", markup=False)
+            self.say("that offer is yours; its deal is on the Deals pane")
             return
         self.open_accept(event.row)
 
@@ -540,7 +572,7 @@ class TclkApp(App[None]):
 
         board = self.wallet.board
         offer_id = row.offer_id
-        self.push_screen(AcceptScreen(row, self.clock_ms, accept,
+        self.open_dialog(AcceptScreen(row, self.clock_ms, accept,
                                       row_source=lambda: board.get(offer_id)),
                          self._opened_deal)
 
@@ -550,12 +582,12 @@ class TclkApp(App[None]):
 
     @on(BoardPane.NewOfferRequested)
     def action_new_offer(self) -> None:
-        self.push_screen(OfferFormScreen(self.wallet.validate_offer_draft,
+        self.open_dialog(OfferFormScreen(self.wallet.validate_offer_draft,
                                          self.wallet.post_offer), self._opened_deal)
 
     @on(BoardPane.RejectedRequested)
     def action_rejected(self) -> None:
-        self.push_screen(RejectedScreen(self.wallet.board.rejected()))
+        self.open_dialog(RejectedScreen(self.wallet.board.rejected()))
 
     # -- vault --------------------------------------------------------------------------------
 
@@ -564,7 +596,7 @@ class TclkApp(App[None]):
             status = self.wallet.vault_status()
             secrets = self.wallet.held_secrets()
         except Exception as exc:
-            self.notify(f"vault: {describe_error(exc)}", severity="error", markup=False)
+            self.report("vault", exc)
             return
         self.vault_pane.show(status, secrets)
 
@@ -574,7 +606,7 @@ class TclkApp(App[None]):
         try:
             request = wallet.request_seed_backup()
         except Exception as exc:
-            self.notify(f"backup: {describe_error(exc)}", severity="error", markup=False)
+            self.report("backup", exc)
             return
 
         def perform(newest: GateRequest, typed: str | None, _acknowledge: bool) -> str:
@@ -584,17 +616,17 @@ class TclkApp(App[None]):
 
         # No refresh: these facts do not move with time, and asking again would read the
         # vault's seed every second.
-        self.push_screen(GateScreen(request, perform),
+        self.open_dialog(GateScreen(request, perform),
                          partial(self._show_secret, "Master seed backup", SEED_WARNING,
                                  grouped=True))
 
     @on(VaultPane.RestoreRequested)
     def action_restore_seed(self) -> None:
-        self.push_screen(RestoreScreen(self.wallet.restore_seed), self._restored)
+        self.open_dialog(RestoreScreen(self.wallet.restore_seed), self._restored)
 
     def _restored(self, done: bool | None) -> None:
         if done:
-            self.notify("master seed restored", markup=False)
+            self.say("master seed restored")
             self.refresh_vault()
 
     @on(VaultPane.RevealRequested)
@@ -609,14 +641,14 @@ class TclkApp(App[None]):
         try:
             request = wallet.request_secret_reveal(secret.deal_id)
         except Exception as exc:
-            self.notify(f"reveal: {describe_error(exc)}", severity="error", markup=False)
+            self.report("reveal", exc)
             return
 
         def perform(newest: GateRequest, typed: str | None, _acknowledge: bool) -> str:
             return wallet.confirm_secret_reveal(newest, typed or "")
 
         title = f"{clean(secret.kind, max_len=20)} for deal {short_hex(secret.deal_id)}"
-        self.push_screen(GateScreen(request, perform,
+        self.open_dialog(GateScreen(request, perform,
                                     refresh=partial(wallet.request_secret_reveal,
                                                     secret.deal_id)),
                          partial(self._show_secret, title, SECRET_WARNING))
@@ -624,15 +656,14 @@ class TclkApp(App[None]):
     def _show_secret(self, title: str, warning: str, value: object, *,
                      grouped: bool = False) -> None:
         if isinstance(value, str) and value:
-            self.push_screen(SecretScreen(title, value, warning, grouped=grouped))
+            self.open_dialog(SecretScreen(title, value, warning, grouped=grouped))
 
     def copy_to_clipboard(self, text: str) -> None:
         """Refuse whenever a secret is on screen or in the focused field."""
         if getattr(self.screen, "HOLDS_SECRET", False) or getattr(self.focused, "HOLDS_SECRET",
                                                                   False):
             self.bell()
-            self.notify("secrets are never copied to the clipboard", severity="warning",
-                        markup=False)
+            self.say("secrets are never copied to the clipboard", "warning")
             return
         super().copy_to_clipboard(text)
 
@@ -648,7 +679,7 @@ class TclkApp(App[None]):
         if self.check_action("show_pane", ()):
             run()
         else:
-            self.notify("close the dialog first", severity="warning", markup=False)
+            self.say("close the dialog first", "warning")
 
     def action_show_pane(self, name: str) -> None:
         tabs = self.query_one("#panes", TabbedContent)
@@ -683,8 +714,7 @@ class TclkApp(App[None]):
         try:
             self._on_theme_change(theme.name)
         except Exception as exc:
-            self.notify(f"could not remember the theme: {describe_error(exc)}",
-                        severity="warning", markup=False)
+            self.report("could not remember the theme", exc, "warning")
 
     def action_next_theme(self) -> None:
         names = self.theme_names
@@ -776,7 +806,7 @@ class TclkApp(App[None]):
     def _palette_reveal(self) -> None:
         secret = self.vault_pane.highlighted()
         if secret is None:
-            self.notify("no secret highlighted on the Vault pane", markup=False)
+            self.say("no secret highlighted on the Vault pane")
             return
         self.reveal_secret(secret)
 

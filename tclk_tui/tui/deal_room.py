@@ -26,6 +26,9 @@ from tclk_tui.tui.transcript_table import TranscriptTable
 DEAL_ACTIONS = ("accept", "lock", "reveal", "refund", "cancel", "heartbeat", "receipt",
                 "reconcile")
 GATED_ACTIONS = frozenset({"lock", "reveal", "refund", "cancel"})
+ACTION_LABELS = {"accept": "Accept", "lock": "Lock", "reveal": "Reveal", "refund": "Refund",
+                 "cancel": "Cancel", "heartbeat": "Heartbeat", "receipt": "Receipt",
+                 "reconcile": "Reconcile"}
 NO_DEALS = "No deals yet. On the board: a accepts the highlighted offer, n posts a new one."
 
 
@@ -104,15 +107,18 @@ def agents_text(calls: list[tuple[str, str, str, str]]) -> Text:
 
 
 class DealRoomPane(Vertical):
+    DEAL_KEYS = (("accept", "a"), ("lock", "l"), ("reveal", "r"), ("refund", "f"),
+                 ("cancel", "x"), ("heartbeat", "h"), ("receipt", "e"), ("reconcile", "g"))
+    # Every deal key answers, valid now or not. A valid action's binding is on the footer; one
+    # that is not valid is off it (check_action), so Textual tries the next binding of that
+    # key, its hidden twin, which says why: a key that silently does nothing reads as broken.
+    # The twin's id is the action's id + ".why"; the keymap moves both together.
     BINDINGS: list[BindingType] = [  # noqa: RUF012
-        Binding("a", "deal('accept')", "Accept"),
-        Binding("l", "deal('lock')", "Lock"),
-        Binding("r", "deal('reveal')", "Reveal"),
-        Binding("f", "deal('refund')", "Refund"),
-        Binding("x", "deal('cancel')", "Cancel"),
-        Binding("h", "deal('heartbeat')", "Heartbeat"),
-        Binding("e", "deal('receipt')", "Receipt"),
-        Binding("g", "deal('reconcile')", "Reconcile"),
+        *(Binding(key, f"deal('{action}')", ACTION_LABELS[action], id=f"deal.{action}")
+          for action, key in DEAL_KEYS),
+        *(Binding(key, f"not_valid('{action}')", ACTION_LABELS[action], show=False,
+                  id=f"deal.{action}.why")
+          for action, key in DEAL_KEYS),
     ]
 
     DEFAULT_CSS = """
@@ -133,6 +139,14 @@ class DealRoomPane(Vertical):
             self.deal_id = deal_id
 
     class ActionRequested(Message):
+        def __init__(self, action: str, view: DealView) -> None:
+            super().__init__()
+            self.action = action
+            self.view = view
+
+    class ActionNotValid(Message):
+        """A deal key was pressed whose action the engine does not offer now."""
+
         def __init__(self, action: str, view: DealView) -> None:
             super().__init__()
             self.action = action
@@ -219,3 +233,7 @@ class DealRoomPane(Vertical):
     def action_deal(self, action: str) -> None:
         if self.view is not None and action in self.view.actions:
             self.post_message(self.ActionRequested(action, self.view))
+
+    def action_not_valid(self, action: str) -> None:
+        if self.view is not None:
+            self.post_message(self.ActionNotValid(action, self.view))

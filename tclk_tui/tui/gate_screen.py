@@ -30,6 +30,7 @@ from textual.widgets import Button, Checkbox, Footer, Input, Static
 from tclk_tui.engine.gates import GateFact, GateRefused, GateRequest
 from tclk_tui.tui.calm_button import CalmButton
 from tclk_tui.tui.calm_input import CalmInput
+from tclk_tui.tui.deliberate import DeliberateKeys
 from tclk_tui.tui.errors import describe_error
 from tclk_tui.tui.safe import literal
 
@@ -95,7 +96,7 @@ def code_prompt(request: GateRequest) -> Text:
     return literal(request.prompt or "Type the code to confirm:", max_len=300)
 
 
-class GateScreen(ModalScreen[Any]):
+class GateScreen(DeliberateKeys, ModalScreen[Any]):
     """Dismisses with the engine's result on success, or None when the operator backs out."""
 
     REFRESH_SECONDS = 1.0

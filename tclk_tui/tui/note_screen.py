@@ -1,4 +1,4 @@
-"""A heartbeat: an optional public note to the counterparty, then send.
+"""Frames posted by hand: a heartbeat (an optional public note), and a receipt.
 
 The note is public and non-authoritative (SPEC 3.6); the modal says so, so nobody types
 something private into it.
@@ -19,6 +19,7 @@ from textual.widgets import Button, Footer, Input, Static
 from tclk_tui.engine.views import DealView
 from tclk_tui.tui.calm_button import CalmButton
 from tclk_tui.tui.calm_input import CalmInput
+from tclk_tui.tui.deliberate import DeliberateKeys
 from tclk_tui.tui.errors import describe_error
 from tclk_tui.tui.safe import literal
 
@@ -82,6 +83,76 @@ class HeartbeatScreen(ModalScreen[DealView | None]):
             self.busy = False
             self.query_one("#heartbeat-error", Static).update(
                 Text.assemble(Text("Not sent: ", style="bold"), literal(describe_error(exc))))
+            return
+        self.busy = False
+        self.dismiss(view)
+
+
+PostReceipt = Callable[[], Awaitable[DealView]]
+
+
+class ReceiptScreen(DeliberateKeys, ModalScreen[DealView | None]):
+    """A receipt is a signed frame in the deal room, so it is posted from a dialog that says
+    so, never straight from a key; the engine posts one per deal."""
+
+    BINDINGS: list[BindingType] = [  # noqa: RUF012
+        Binding("escape", "cancel", "Back out"),
+        Binding("y", "post", "Post receipt"),
+    ]
+
+    DEFAULT_CSS = """
+    ReceiptScreen { align: center middle; }
+    ReceiptScreen > Vertical {
+        width: 80%; max-width: 80; height: auto;
+        border: round $primary; background: $surface; padding: 0 1;
+    }
+    ReceiptScreen #receipt-error { color: $error; height: auto; }
+    ReceiptScreen #receipt-buttons { height: auto; align-horizontal: right; }
+    ReceiptScreen Button { margin-left: 2; }
+    """
+
+    def __init__(self, status: str, post: PostReceipt) -> None:
+        super().__init__()
+        self._status = status
+        self._post_receipt = post
+        self.busy = False
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(Text("Post a receipt   y post · esc back out", style="bold"))
+            yield Static(Text.assemble(
+                "Posts one signed receipt frame to the deal room saying this deal ended ",
+                literal(self._status, style="bold"),
+                ". It changes nothing on the rail, and a deal takes one receipt."))
+            yield Static(Text(""), id="receipt-error")
+            with Horizontal(id="receipt-buttons"):
+                yield CalmButton("Back out", id="receipt-cancel", compact=True)
+                yield CalmButton("Post receipt", id="receipt-post", variant="primary",
+                                 compact=True)
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#receipt-cancel", Button).focus()
+
+    @on(Button.Pressed, "#receipt-cancel")
+    def action_cancel(self) -> None:
+        if not self.busy:
+            self.dismiss(None)
+
+    @on(Button.Pressed, "#receipt-post")
+    def action_post(self) -> None:
+        if not self.busy:
+            self._send()
+
+    @work(exclusive=True, group="receipt")
+    async def _send(self) -> None:
+        self.busy = True
+        try:
+            view = await self._post_receipt()
+        except Exception as exc:
+            self.busy = False
+            self.query_one("#receipt-error", Static).update(
+                Text.assemble(Text("Not posted: ", style="bold"), literal(describe_error(exc))))
             return
         self.busy = False
         self.dismiss(view)

@@ -1,7 +1,9 @@
 """The new-offer form: validated by the engine on every keystroke, posted only when clean.
 
 The form never decides what a valid offer is; it calls `validate(draft)` (the wallet's
-`validate_offer_draft`) on every change and shows each `FieldProblem` under its field.
+`validate_offer_draft`) on every change and shows each `FieldProblem` under its field once the
+operator has touched that field (a form that opens covered in errors reads as broken). Post
+stays off while any problem remains, touched or not; asking to post shows them all.
 """
 
 from __future__ import annotations
@@ -72,6 +74,7 @@ class OfferFormScreen(ModalScreen[DealView | None]):
         self._post = post
         self._initial = draft or OfferDraft()
         self.problems: list[FieldProblem] = []
+        self.touched: set[str] = set()
         self.busy = False
 
     def compose(self) -> ComposeResult:
@@ -112,7 +115,11 @@ class OfferFormScreen(ModalScreen[DealView | None]):
 
     @on(Input.Changed)
     @on(Select.Changed)
-    def _changed(self) -> None:
+    def _changed(self, event: Input.Changed | Select.Changed) -> None:
+        widget = event.input if isinstance(event, Input.Changed) else event.select
+        name = (widget.id or "").removeprefix("field-")
+        if name in DRAFT_FIELDS and event.value != getattr(self._initial, name):
+            self.touched.add(name)
         self._revalidate()
 
     def _revalidate(self) -> None:
@@ -130,7 +137,7 @@ class OfferFormScreen(ModalScreen[DealView | None]):
                 label = f"{problem.field}: " if problem.field else ""
                 general.append(label + problem.message)
         for name in DRAFT_FIELDS:
-            messages = by_field.get(name, [])
+            messages = by_field.get(name, []) if name in self.touched else []
             widget = self.query_one(f"#problem-{name}", Static)
             widget.update(literal("; ".join(messages)))
             widget.display = bool(messages)
@@ -144,7 +151,10 @@ class OfferFormScreen(ModalScreen[DealView | None]):
 
     @on(Button.Pressed, "#form-post")
     def action_post(self) -> None:
-        if not self.problems and not self.busy:
+        if self.problems:
+            self.touched.update(DRAFT_FIELDS)
+            self._revalidate()
+        elif not self.busy:
             self._send(self.draft())
 
     @work(exclusive=True, group="offer-post")

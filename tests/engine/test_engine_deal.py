@@ -47,6 +47,10 @@ async def test_hash_lock_deal_payer_offer_ends_claimed_everywhere(pair: Pair, ra
     await deal_a.receipt()
     await deal_b.receipt()
     await assert_settled(pair, offer_id, "claimed")
+    # One receipt per deal: it is no longer offered, and asking again says why.
+    assert "receipt" not in deal_a.view().actions
+    with pytest.raises(GateRefused, match="already posted"):
+        await deal_a.receipt()
 
 
 async def test_early_reveal_is_refused_before_lock(pair: Pair):

@@ -1,13 +1,15 @@
 from dataclasses import replace
 
+from textual import events
 from textual.app import App, ComposeResult
 from textual.widgets import Checkbox, Input
 
+from tclk_tui.tui.accept_screen import AcceptScreen
 from tclk_tui.tui.app import TclkApp
 from tclk_tui.tui.deadline_strip import DeadlineStrip, safe_text
 from tclk_tui.tui.deal_room import DealRoomPane, timeline_text
 from tclk_tui.tui.gate_screen import GateScreen
-from tclk_tui.tui.note_screen import HeartbeatScreen
+from tclk_tui.tui.note_screen import HeartbeatScreen, ReceiptScreen
 from tclk_tui.tui.transcript_table import TranscriptTable
 from tests.tui.conftest import screen_text, wait_for
 from tests.tui.contract_wallet import (
@@ -217,7 +219,7 @@ async def test_heartbeat_sends_the_note(wallet, clock):
         await wait_for(pilot, lambda: not isinstance(app.screen, HeartbeatScreen))
 
 
-async def test_receipt_is_posted_directly(wallet, clock):
+async def test_receipt_goes_through_a_dialog_that_names_it(wallet, clock):
     deal_id = "0x" + "d3" * 32
     wallet.views = {deal_id: make_deal(deal_id, status="claimed",
                                        actions=frozenset({"receipt"}))}
@@ -226,7 +228,79 @@ async def test_receipt_is_posted_directly(wallet, clock):
         app.action_show_pane("deals")
         await wait_for(pilot, lambda: app.deal_room.view is not None)
         await pilot.press("e")
+        await wait_for(pilot, lambda: isinstance(app.screen, ReceiptScreen))
+        assert ("receipt", deal_id) not in wallet.calls
+        assert "receipt" in screen_text(app) and "claimed" in screen_text(app)
+        await pilot.press("y")
         await wait_for(pilot, lambda: ("receipt", deal_id) in wallet.calls)
+        await wait_for(pilot, lambda: not isinstance(app.screen, ReceiptScreen))
+
+
+async def test_typing_with_focus_on_no_input_posts_nothing(wallet, clock):
+    """Words typed at the deal list (the operator thought a field had focus) open at most a
+    dialog; nothing is posted and no second dialog opens on the first."""
+    deal_id = "0x" + "d3" * 32
+    wallet.views = {deal_id: make_deal(deal_id, status="claimed",
+                                       actions=frozenset({"receipt"}))}
+    app = TclkApp(wallet, clock_ms=clock)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.action_show_pane("deals")
+        await wait_for(pilot, lambda: app.deal_room.view is not None)
+        for char in "here is the receipt, have a nice evening":
+            app.post_message(events.Key(char if char != " " else "space",
+                                        char))
+        await wait_for(pilot, lambda: isinstance(app.screen, ReceiptScreen))
+        await pilot.pause()
+        assert not [call for call in wallet.calls if call[0] in ("receipt", "heartbeat")]
+        assert len(app.screen_stack) == 2
+
+
+async def test_a_deal_key_not_valid_now_says_why_in_the_engines_words(wallet, clock):
+    deal_id = "0x" + "d4" * 32
+    wallet.views = {deal_id: make_deal(deal_id, status="accepted",
+                                       actions=frozenset({"cancel", "heartbeat"}))}
+    app = TclkApp(wallet, clock_ms=clock)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.action_show_pane("deals")
+        await wait_for(pilot, lambda: app.deal_room.view is not None)
+        wallet.deal(deal_id).next_request = gate_request(
+            "reveal", deal_id=deal_id, blockers=("the contract is not locked yet",))
+        footer = screen_text(app).splitlines()[-1]
+        assert "Reveal" not in footer  # absent while not valid...
+        await pilot.press("r")  # ...and pressed anyway, it answers
+        await wait_for(pilot, lambda: any("not locked yet" in n.message
+                                          for n in app._notifications))
+        assert not isinstance(app.screen, GateScreen)
+        await pilot.press("e")
+        await wait_for(pilot, lambda: any(n.message.startswith("Receipt is not possible")
+                                          for n in app._notifications))
+
+
+async def test_focus_returns_where_it_was_after_a_dialog(wallet, clock):
+    app = TclkApp(wallet, clock_ms=clock)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.action_show_pane("deals")
+        await wait_for(pilot, lambda: app.deal_room.view is not None
+                       and app.focused is not None and app.focused.id == "deal-list")
+        await pilot.press("h")
+        await wait_for(pilot, lambda: isinstance(app.screen, HeartbeatScreen))
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, HeartbeatScreen))
+        assert app.focused is not None and app.focused.id == "deal-list"
+
+
+async def test_no_second_dialog_opens_on_the_first_even_from_the_palette(wallet, clock):
+    app = TclkApp(wallet, clock_ms=clock)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("a")
+        await wait_for(pilot, lambda: isinstance(app.screen, AcceptScreen))
+        for command in app.palette_commands():
+            if command.title in ("New offer", "Back up master seed", "Show rejected board lines",
+                                 "Restore master seed"):
+                command.run()
+        await pilot.pause()
+        assert len(app.screen_stack) == 2 and isinstance(app.screen, AcceptScreen)
+        assert any("close the dialog first" in n.message for n in app._notifications)
 
 
 async def test_the_app_gate_follows_the_engine_and_confirms_its_newest_answer(wallet, clock):

@@ -1,0 +1,77 @@
+"""Typing as a person does: keys arrive faster than the app settles, focus sits on no input.
+
+Keys are posted straight to the app's queue, as the terminal driver posts them, so a burst is
+really a burst (the pilot's `press` waits for the app to go idle between keys).
+"""
+
+from __future__ import annotations
+
+from textual import events
+from textual.widgets import Input
+
+from tclk_tui.tui.app import TclkApp
+from tclk_tui.tui.offer_form import OfferFormScreen
+from tests.tui.conftest import wait_for
+
+
+def burst(app: TclkApp, keys: list[str]) -> None:
+    for key in keys:
+        char = key if len(key) == 1 else None
+        app.post_message(events.Key(key, char))
+
+
+def keys_of(text: str) -> list[str]:
+    return list(text)
+
+
+async def test_a_burst_with_tab_fills_asset_then_rails(wallet, clock):
+    app = TclkApp(wallet, clock_ms=clock)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("n")
+        await wait_for(pilot, lambda: isinstance(app.screen, OfferFormScreen))
+        form = app.screen
+        form.query_one("#field-asset", Input).focus()
+        await pilot.pause()
+        for _ in range(5):
+            form.query_one("#field-asset", Input).value = ""
+            form.query_one("#field-rails", Input).value = ""
+            form.query_one("#field-asset", Input).focus()
+            await pilot.pause()
+            burst(app, [*keys_of("FLOP"), "tab", *keys_of("paper")])
+            await wait_for(pilot, lambda: form.query_one("#field-rails", Input).value
+                           == "paper" or len(form.query_one("#field-asset", Input).value) > 4,
+                           what="the burst typed")
+            await pilot.pause()
+            assert form.query_one("#field-asset", Input).value == "FLOP"
+            assert form.query_one("#field-rails", Input).value == "paper"
+
+
+async def test_typing_may_at_the_board_opens_the_accept_dialog_but_never_accepts(
+        wallet, clock, monkeypatch):
+    from tclk_tui.tui.accept_screen import AcceptScreen
+    from tclk_tui.tui.deliberate import DeliberateKeys
+
+    monkeypatch.setattr(DeliberateKeys, "REACTION_S", 60.0)  # nobody reads it that fast
+    app = TclkApp(wallet, clock_ms=clock)
+    async with app.run_test(size=(80, 24)) as pilot:
+        burst(app, keys_of("may"))
+        await wait_for(pilot, lambda: isinstance(app.screen, AcceptScreen))
+        await pilot.pause()
+        await pilot.press("y")  # one key later, still faster than reading
+        await pilot.pause()
+        assert isinstance(app.screen, AcceptScreen)
+        assert not [call for call in wallet.calls if call[0] == "accept_offer"]
+
+
+async def test_a_confirm_key_typed_before_the_dialog_opened_is_dropped(wallet, clock):
+    from tclk_tui.tui.accept_screen import AcceptScreen
+
+    app = TclkApp(wallet, clock_ms=clock)
+    async with app.run_test(size=(80, 24)) as pilot:
+        burst(app, keys_of("ay"))
+        await wait_for(pilot, lambda: isinstance(app.screen, AcceptScreen))
+        await pilot.pause()
+        assert isinstance(app.screen, AcceptScreen)
+        assert not [call for call in wallet.calls if call[0] == "accept_offer"]
+        await pilot.press("y")  # typed after it opened (no reaction time in pilots): accepts
+        await wait_for(pilot, lambda: [call for call in wallet.calls if call[0] == "accept_offer"])
