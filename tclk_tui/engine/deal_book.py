@@ -90,7 +90,24 @@ class DealBook:
                 self.pending_offers[offer_record.line] = (row.offer_id, row.role)
                 continue
             restored.append(self._open(row.offer_id, row.role, offer_record))
+        for deal in restored:
+            if self.unsent_accept(deal.deal_id):
+                self._events.publish(Notice(
+                    "warning", f"offer {deal.deal_id[:10]}…: the accept was journaled but never "
+                    "sent (the wallet stopped in between), so nothing was said to the venue: "
+                    "you may accept it again", deal_id=deal.deal_id))
         return restored
+
+    def unsent_accept(self, offer_id: str) -> bool:
+        """A deal on someone else's offer journaled without its accept ever reaching the
+        outbox (a kill or a full disk between the two): nothing of ours was said, so the
+        operator may accept again instead of the deal sitting stuck."""
+        deal, row_id = self._sessions.get(offer_id), self._rows.get(offer_id)
+        if deal is None or row_id is None or deal.offer.get("from") == self._ctx.did:
+            return False
+        if deal.state.status != "proposed":
+            return False
+        return not any(item.deal_id == row_id for item in self.journal.outbox())
 
     def _install_plans(self, deal_id: str, meta: dict[str, Any]) -> None:
         if meta.get("secret_plan"):
@@ -106,8 +123,12 @@ class DealBook:
             "secret_plan": secret_plan.to_dict() if secret_plan else None,
             "key_plan": key_plan.to_dict() if key_plan else None,
         }
-        row = self.journal.add_deal(offer_id=offer_id, role=role, status="proposed", terms=meta)
-        self._rows[offer_id] = row.id
+        if offer_id in self._rows:  # a journaled accept that was never sent: take it again
+            self.journal.update_deal(self._rows[offer_id], terms=meta)
+        else:
+            row = self.journal.add_deal(offer_id=offer_id, role=role, status="proposed",
+                                        terms=meta)
+            self._rows[offer_id] = row.id
         self._install_plans(offer_id, meta)
 
     def _open(self, offer_id: str, role: str, record: TranscriptRecord) -> DealSession:

@@ -161,7 +161,7 @@ class OfferDesk:
             raise EngineError("no such offer on the board")
         if row.mine:
             raise EngineError("this is your own offer")
-        if offer_id in self.book:
+        if offer_id in self.book and not self.book.unsent_accept(offer_id):
             raise EngineError("you already took part in this offer")
         now = self.now_ms()
         if row.status != "open" or now >= offer["expiresMs"]:
