@@ -17,7 +17,6 @@ own included), never a traceback.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
 import getpass
 import io
@@ -132,6 +131,8 @@ async def run_command(name: str, params: dict[str, Any], args: argparse.Namespac
     answered, answer = _through_owner(args, name, params)
     if answered:
         return answer
+    import asyncio
+
     from tclk_tui.engine.errors import ProfileBusy
 
     try:
@@ -206,7 +207,14 @@ def _not_performed(command: Command, gate: dict[str, Any]) -> CommandError:
 
 def cmd_engine(args: argparse.Namespace) -> int:
     command = REGISTRY[args.command]
-    answer = asyncio.run(run_command(command.name, params_from_args(command, args), args))
+    params = params_from_args(command, args)
+    # A running owner answers without this process importing asyncio or the engine.
+    answered, answer = (_through_owner(args, command.name, params) if command.needs_wallet
+                        else (False, None))
+    if not answered:
+        import asyncio
+
+        answer = asyncio.run(run_command(command.name, params, args))
     if command.gated and answer.get("performed") is False:
         raise _not_performed(command, answer["gate"])
     text = cli_text.TEXT.get(command.name)
@@ -268,6 +276,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
         from tclk_tui.engine.demo import run_headless
 
         transcript = io.StringIO() if args.json else sys.stdout
+        import asyncio
+
         status = asyncio.run(run_headless(transcript, rail=args.rail))
         if args.json:
             print_json({"status": status})
@@ -330,6 +340,8 @@ def cmd_daemon(args: argparse.Namespace) -> int:
                                "but still holds the profile")
         emit(args, f"daemon pid {answer.get('pid')} stopped", answer)
         return 0
+    import asyncio
+
     from tclk_tui.daemon.run import run_daemon
 
     return asyncio.run(run_daemon(open_wallet, args, profile_dir(args), args.log_level,

@@ -15,10 +15,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tclk_tui.agents.catalog import TOOL_NAMES
-from tclk_tui.agents.limits import DAY_MS
-from tclk_tui.agents.manifest import agents_dir, load_manifest, load_manifests
-
 JournalOpener = Callable[[], Any]
 
 
@@ -61,6 +57,11 @@ def add_parsers(sub, common: argparse.ArgumentParser, handler) -> None:
 
 def run(args: argparse.Namespace, profile_dir: Path, open_journal: JournalOpener,
         emit: Callable[[argparse.Namespace, str, Any], None]) -> int:
+    # Imported here: building the CLI's parser must stay cheap for every other subcommand.
+    from tclk_tui.agents.catalog import TOOL_NAMES
+    from tclk_tui.agents.limits import DAY_MS
+    from tclk_tui.agents.manifest import agents_dir, load_manifest, load_manifests
+
     command = args.agents_command
     if command == "list":
         manifests = load_manifests(profile_dir, TOOL_NAMES)

@@ -5,10 +5,12 @@ Events carry ids and small facts, never secrets, so any subscriber may log them.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    import asyncio
 
 VenueState = Literal[
     "connecting", "following", "reconnecting", "rate-limited", "gap-detected", "offline"
@@ -77,6 +79,8 @@ class EventBus:
             queue.put_nowait(event)
 
     def subscribe(self) -> asyncio.Queue[Event]:
+        import asyncio  # here, not at the top: a CLI call reading views never needs it
+
         queue: asyncio.Queue[Event] = asyncio.Queue()
         self._queues.append(queue)
         return queue
