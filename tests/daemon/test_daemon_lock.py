@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -10,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tclk_tui.daemon.remote import RemoteWallet
 from tclk_tui.engine.errors import ProfileBusy
 from tclk_tui.engine.wallet import Wallet
 from tclk_tui.store.profile_lock import ProfileLock, ProfileLocked, is_locked, owner_pid
@@ -92,3 +94,23 @@ def test_the_lock_file_is_private(tmp_path: Path):
         assert (lock.path.stat().st_mode & 0o777) == 0o600
     finally:
         lock.release()
+
+
+async def test_every_entry_point_attaches_to_the_running_daemon_or_is_refused(daemon, venue):
+    # The CLI answers through the daemon: it never opens the vault (a wrong passphrase is
+    # never even read) nor the journal.
+    code, out, err = await run_cli(venue.url, daemon.home, "alice", "--json",
+                                   "--passphrase-env", "NO_SUCH_VARIABLE", "identity")
+    assert code == 0, err
+    assert json.loads(out)["profile"] == "alice"
+    # The app attaches (a remote wallet on the daemon's socket).
+    remote = RemoteWallet.attach(daemon.profile_dir)
+    assert remote is not None and remote.owner_pid == daemon.proc.pid
+    await remote.close()
+    # A second engine in-process (what the demo, the agents' tools or a script would open) is
+    # refused, naming the daemon.
+    with pytest.raises(ProfileBusy) as refused:
+        await Wallet.open("alice", venue_url=venue.url, data_dir=daemon.home,
+                          vault=make_vault(daemon.home, "alice"), follow=False)
+    assert refused.value.pid == daemon.proc.pid
+    assert "tclk-tui daemon stop" in str(refused.value)
