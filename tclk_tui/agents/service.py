@@ -111,10 +111,26 @@ def agent_methods(desk: AgentDesk, rpc_error: Callable[[int, str, dict], Excepti
                                                  "message": exc.reason}) from None
         return approval_facts(decided)
 
+    async def approval(params: dict[str, Any]) -> Any:
+        row = desk.approval(text(params, "approval"))
+        return approval_facts(row) if row is not None else None
+
+    async def calls(params: dict[str, Any]) -> Any:
+        agent, deal = params.get("agent"), params.get("deal")
+        limit = params.get("limit")
+        rows = desk.ledger.calls(agent if isinstance(agent, str) else None,
+                                 deal_id=deal if isinstance(deal, str) else None,
+                                 limit=limit if isinstance(limit, int) and limit > 0 else 200)
+        return {"calls": [{"agent": c.agent, "transport": c.transport, "tool": c.tool,
+                           "decision": c.decision, "result_kind": c.result_kind,
+                           "detail": c.detail, "deal_id": c.deal_id, "ts_ms": c.ts_ms}
+                          for c in rows]}
+
     # agents.call and agents.tools are for transports; pending, approve and deny are the
     # operator's (the socket is 0600 and answers this user only).
     return {"agents.call": call, "agents.tools": tools, "agents.pending": pending,
-            "agents.approve": approve, "agents.deny": deny}
+            "agents.approval": approval, "agents.approve": approve, "agents.deny": deny,
+            "agents.calls": calls}
 
 
 def approval_facts(row) -> dict[str, Any]:

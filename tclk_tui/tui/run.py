@@ -59,9 +59,12 @@ async def _attached_or_owner(args: argparse.Namespace,
             remote = await _attach_soon(profile_dir)
             if remote is None:
                 raise
+    from tclk_tui.agents.remote_desk import RemoteDesk
+
     remote.start()
     try:
-        await _run_app(remote)  # the agents' desk lives in the owner, beside its engine
+        # The agents' desk lives in the owner, beside its engine; the app answers it there.
+        await _run_app(remote, RemoteDesk.attach(remote))
     finally:
         await remote.close()
 
