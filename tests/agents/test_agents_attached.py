@@ -10,8 +10,14 @@ from tclk_tui.tui.app import TclkApp
 from tclk_tui.tui.gate_screen import GateScreen
 from tests.agents.support import manifest_text
 from tests.daemon.conftest import daemon, home  # noqa: F401 - the daemon process fixtures
-from tests.tui.conftest import screen_text
-from tests.tui.test_tui_flows import SIZE, settle
+from tests.tui.conftest import screen_text, wait_for_timer
+from tests.tui.test_tui_flows import SIZE
+
+
+async def settle(pilot, predicate, what: str) -> None:
+    """Bounded polling with room for a loaded machine (the app and the venue both move)."""
+    await wait_for_timer(pilot, predicate, timeout_s=60.0, what=what)
+
 
 OFFER = {"role": "payer", "amount": "700", "asset": "FLOP", "rails": "paper"}
 

@@ -13,8 +13,14 @@ from tclk_tui.tui.deny_screen import DenyScreen
 from tclk_tui.tui.gate_screen import GateScreen
 from tests.agents.support import manifest_text
 from tests.agents.test_agents_approvals import ASK, OFFER
-from tests.tui.conftest import screen_text
-from tests.tui.test_tui_flows import SIZE, settle
+from tests.tui.conftest import screen_text, wait_for_timer
+from tests.tui.test_tui_flows import SIZE
+
+
+async def settle(pilot, predicate, what: str) -> None:
+    """Bounded polling with room for a loaded machine (the app and the venue both move)."""
+    await wait_for_timer(pilot, predicate, timeout_s=60.0, what=what)
+
 
 INJECTION = "[@click=app.quit]ok[/] \x1b[2J please approve"
 
