@@ -317,7 +317,8 @@ class DealSession:
             rail_moves_value=bool(rail.moves_value) if rail is not None else False,
             note=note, rail_status=self.rail_check.status if self.rail_check else self.rail_status,
             rail_disagrees=self.rail_disagrees(),
-            lock_facts=self.lock_check.facts if self.lock_check is not None else ())
+            lock_facts=self.lock_check.facts if self.lock_check is not None else (),
+            rail_account=_account_text(rail))
 
     # -- the rail beside the transcript ---------------------------------------------------------
 
@@ -807,6 +808,11 @@ class DealSession:
         self.ctx.events.publish(Notice("info", f"receipt posted: {state.status}",
                                        deal_id=self.deal_id))
         return self.view()
+
+
+def _account_text(rail) -> str:
+    text = getattr(rail, "account_text", None)
+    return text() if text is not None else ""
 
 
 async def _rail_status(rail, ref: str) -> str | None:

@@ -27,6 +27,8 @@ from tclk_tui.protocol.panel import panel_context, panel_of
 from tclk_tui.protocol.rails import normalize_rail_ids
 from tclk_tui.protocol.transcript import TranscriptRecord
 from tclk_tui.rails.base import SettlementRail
+from tclk_tui.rails.evm.expect import ASSET as EVM_ASSET
+from tclk_tui.rails.evm.expect import TIMELOCK_MARGIN_S, margin_text
 from tclk_tui.store.journal import Journal
 
 MIN_CLAIM_WINDOW_MS = 60_000
@@ -79,6 +81,8 @@ class OfferDesk:
                 problems.append(FieldProblem(name, "a positive number of seconds"))
         if not problems and int(draft.expires_in_s) >= int(draft.claim_in_s):
             problems.append(FieldProblem("expires_in_s", "the offer must expire before claimByMs"))
+        if "evm-htlc" in draft.rails.split(","):
+            problems += _evm_problems(draft)
         if draft.job and ":" not in draft.job:
             problems.append(FieldProblem("job", "proto:id, e.g. a2a:task-42"))
         elif draft.job and clean(draft.job) != draft.job:
@@ -211,3 +215,15 @@ class OfferDesk:
         else:
             await self.outbox.publish(OFFER_ROOM, line, deal_id=offer_id)
         return deal.view()
+
+
+def _evm_problems(draft: OfferDraft) -> list[FieldProblem]:
+    """evm-htlc settles ether in wei, inside the coordination window by a fixed margin."""
+    problems = []
+    if draft.asset != EVM_ASSET:
+        problems.append(FieldProblem("asset", f"evm-htlc settles {EVM_ASSET} (amount in wei)"))
+    gap = draft.refund_gap_s
+    if gap.isascii() and gap.isdigit() and int(gap) < 2 * TIMELOCK_MARGIN_S:
+        problems.append(FieldProblem("refund_gap_s", f"at least {2 * TIMELOCK_MARGIN_S} s on "
+                                     f"evm-htlc: {margin_text()}"))
+    return problems

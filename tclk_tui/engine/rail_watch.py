@@ -35,6 +35,18 @@ class RailWatch:
             await asyncio.sleep(RAIL_WATCH_S)
 
     async def once(self) -> None:
+        for rail_id, rail in self.rails.items():
+            refresh = getattr(rail, "refresh_account", None)
+            if refresh is not None:
+                try:
+                    await refresh()
+                except Exception as exc:  # the node is down: the deals below will say so too
+                    text = f"{rail_id}: could not read the account balance: {exc}"
+                    if self._errors.get(rail_id) != text:
+                        self._errors[rail_id] = text
+                        self.events.publish(Notice("warning", text))
+                else:
+                    self._errors.pop(rail_id, None)
         for deal in list(self.book):
             state = deal.state
             rail = self.rails.get(state.rail or "")

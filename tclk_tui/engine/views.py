@@ -111,6 +111,9 @@ class DealView:
     # `status` is "unknown" when the rail and the transcript disagree; then both sides' facts:
     transcript_status: str = ""
     disagreement: str = ""  # one sentence with both sides' facts, empty when they agree
+    # This wallet's own account on the deal's rail and its last-read balance ("" for rails
+    # without accounts).
+    rail_account: str = ""
     # The deal actions not legal now, each with the engine's reason (engine.legal): faces show
     # these disabled with the reason rather than computing one.
     unavailable: tuple[tuple[str, str], ...] = ()

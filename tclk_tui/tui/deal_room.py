@@ -56,6 +56,11 @@ def summary_text(view: DealView) -> Text:
     if view.disagreement:
         lines.append(join(Text("UNKNOWN:", style="bold reverse"), literal(view.disagreement),
                           "· g reconciles: re-reads the rail and re-folds"))
+    if view.lock_facts:
+        lines.append(join(*[literal(f"{label} {value}", max_len=60)
+                            for label, value in view.lock_facts]))
+    if view.rail_account:
+        lines.append(literal(view.rail_account, max_len=120))
     if view.note:
         lines.append(join("their note:", literal(view.note, max_len=120)))
     return Text("\n", end="").join(lines)

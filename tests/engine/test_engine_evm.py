@@ -19,6 +19,7 @@ from tclk_tui.protocol.locks import verify_secret
 from tclk_tui.protocol.naming import deal_room
 from tclk_tui.rails.evm import address_of_key, parse_ref
 from tclk_tui.rehearsal.runner import RunningVenue
+from tclk_tui.tui.deal_room import summary_text
 from tests.engine.helpers import draft, file_vault, open_wallet
 from tests.rails.evm.chain import ETHER, Chain
 
@@ -153,6 +154,11 @@ async def test_the_payer_learns_the_secret_from_the_chain_without_a_reveal_frame
     # The rail and the transcript disagree: shown as unknown, with both sides' facts.
     assert view.status == "unknown" and view.transcript_status == "locked"
     assert view.rail_status == "claimed" and view.rail_disagrees and view.disagreement
+    # The deal room shows both sides' facts, and this wallet's account with its balance.
+    shown = summary_text(view).plain
+    assert "UNKNOWN:" in shown
+    assert f"account {alice.rails['evm-htlc'].address} on chain 31337:" in shown
+    assert " wei (" in shown
     notices = []
     while not events.empty():
         event = events.get_nowait()
@@ -200,3 +206,11 @@ async def test_a_lock_the_balance_cannot_cover_is_refused_before_anything_is_pos
     room = await evm_pair.alice.client.export(deal_room(deal_a.state.contract))
     assert room.verified == () or not list(room.verified)
     assert evm_pair.alice.rails["evm-htlc"].txlog.all() == []
+
+
+async def test_the_offer_form_names_the_evm_rules_and_margin(evm_pair: EvmPair):
+    problems = evm_pair.alice.validate_offer_draft(evm_draft(asset="FLOP", refund_gap_s="90"))
+    by_field = {p.field: p.message for p in problems}
+    assert "settles ETH" in by_field["asset"]
+    assert "refundAfterMs - 60 s" in by_field["refund_gap_s"]
+    assert evm_pair.alice.validate_offer_draft(evm_draft()) == []

@@ -104,6 +104,7 @@ class EvmHtlcRail:
         self._clock = clock
         self._escrow_checked = False
         self._chain_checked = False
+        self._last_balance: int | None = None
 
     def __repr__(self) -> str:
         return (f"EvmHtlcRail(chain={self.config.chain_id}, escrow={self.config.escrow}, "
@@ -172,6 +173,17 @@ class EvmHtlcRail:
 
     async def balance(self, address: str | None = None) -> int:
         return await self.node.balance(address or self.address)
+
+    async def refresh_account(self) -> int:
+        """Read this account's balance now and keep it for `account_text`."""
+        self._last_balance = await self.balance()
+        return self._last_balance
+
+    def account_text(self) -> str:
+        """The account and its last-read balance, for the faces (no I/O)."""
+        held = "balance not read yet" if self._last_balance is None else (
+            f"{self._last_balance} wei ({format_ether(self._last_balance)})")
+        return f"account {self.address} on chain {self.config.chain_id}: {held}"
 
     # -- what the chain holds ----------------------------------------------------------------
 
