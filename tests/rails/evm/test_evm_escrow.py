@@ -86,13 +86,14 @@ class Raw:
     def __init__(self, chain, key: bytes) -> None:
         self.chain, self.account = chain, Account.from_key(key)
 
-    async def send(self, data: bytes, value: int = 0, gas: int = 400_000) -> dict:
+    async def send(self, data: bytes, value: int = 0, gas: int = 400_000,
+                   to: str | None = None) -> dict:
         node = self.chain.node
         nonce = int(await node.call("eth_getTransactionCount", self.account.address,
                                     "pending"), 16)
         signed = self.account.sign_transaction({
             "type": 2, "chainId": self.chain.anvil.chain_id, "nonce": nonce,
-            "to": self.chain.escrow, "value": value, "gas": gas, "data": data,
+            "to": to or self.chain.escrow, "value": value, "gas": gas, "data": data,
             "maxFeePerGas": 10**10, "maxPriorityFeePerGas": 10**9})
         tx_hash = await node.call("eth_sendRawTransaction",
                                   "0x" + bytes(signed.raw_transaction).hex())
@@ -227,3 +228,68 @@ async def test_the_deposit_records_the_point_address_the_chain_derived(chain):
     stored = to_checksum_address(out[32 + 6 * 32 + 12: 32 + 7 * 32])
     assert stored == address_of_key(statement)
     assert stored == address_of_key(public_key(bytes.fromhex(secret[2:])))
+
+
+ATTACKER = """
+# pragma version 0.4.3
+target: public(address)
+lock: public(bytes32)
+secret: public(bytes32)
+reentered: public(bool)
+calls: public(uint256)
+
+
+@deploy
+def __init__(target: address):
+    self.target = target
+
+
+@external
+def arm(lock: bytes32, secret: bytes32):
+    self.lock = lock
+    self.secret = secret
+
+
+@external
+@payable
+def __default__():
+    # Paid by the escrow: try to claim the same lock again before the first claim returns.
+    self.calls += 1
+    ok: bool = raw_call(self.target, abi_encode(self.lock, self.secret,
+                        method_id=method_id("claim(bytes32,bytes32)")), revert_on_failure=False)
+    self.reentered = ok
+"""
+
+
+async def test_a_recipient_that_calls_back_cannot_claim_twice(chain):
+    from vyper.compiler import compile_code
+
+    out = compile_code(ATTACKER, output_formats=["bytecode"])
+    payer = await _funded(chain)
+    code = bytes.fromhex(out["bytecode"][2:]) + encode(["address"], [chain.escrow])
+    node = chain.node
+    nonce = int(await node.call("eth_getTransactionCount", payer.account.address, "pending"), 16)
+    signed = payer.account.sign_transaction({
+        "type": 2, "chainId": chain.anvil.chain_id, "nonce": nonce, "value": 0,
+        "gas": 1_000_000, "data": code, "maxFeePerGas": 10**10, "maxPriorityFeePerGas": 10**9})
+    deployed = await chain.receipt(await node.call(
+        "eth_sendRawTransaction", "0x" + bytes(signed.raw_transaction).hex()))
+    attacker = to_checksum_address(deployed["contractAddress"])
+    secret, statement = hash_pair()
+    receipt, lock = await payer.deposit(0, statement, attacker, await chain.now_s() + 600, 5555)
+    assert receipt["status"] == "0x1"
+    arm = keccak(text="arm(bytes32,bytes32)")[:4] + encode(["bytes32", "bytes32"],
+                                                            [lock, bytes.fromhex(secret[2:])])
+    assert (await payer.send(arm, to=attacker))["status"] == "0x1"
+    claim = await payer.send(claim_data(lock, bytes.fromhex(secret[2:])))
+    assert claim["status"] == "0x1"
+    assert await _balance(chain, attacker) == 5555  # paid once, exactly
+    assert await _balance(chain, chain.escrow) == 0
+
+    def getter(name: str) -> str:
+        return "0x" + keccak(text=f"{name}()")[:4].hex()
+
+    calls = await node.eth_call(attacker, getter("calls"))
+    reentered = await node.eth_call(attacker, getter("reentered"))
+    assert int.from_bytes(calls, "big") == 1  # the callback ran
+    assert int.from_bytes(reentered, "big") == 0  # and its second claim was refused

@@ -79,6 +79,11 @@ async def test_a_deal_moves_exact_wei_and_the_payer_learns_the_secret_from_the_c
     await payee.claim(ref, secret)
     assert await _sent(payee) == 1
     assert not await payee.verify_lock(terms, ref, payee_key=payee_key)
+    assert (await payee.inspect_lock(terms, ref, payee_key=payee_key)).rule == "not-locked"
+    with pytest.raises(SettlementError) as settled:
+        await payer.lock(terms, payee_key=payee_key)  # the same lock again, already claimed
+    assert settled.value.code == "already-settled"
+    assert await _sent(payer) == 1
 
 
 async def test_a_payee_paid_to_a_key_of_its_own_account_receives_to_the_wei(chain):
