@@ -41,6 +41,9 @@ def _npm_candidates(root: Path) -> list[Path]:
 def find_anvil() -> str:
     explicit = os.environ.get(ANVIL_ENV)
     if explicit:
+        if not (os.path.isfile(explicit) and os.access(explicit, os.X_OK)):
+            raise AnvilNotFound(f"{ANVIL_ENV} names {explicit!r}, which is not an executable "
+                                "file")
         return explicit
     checkout = Path(__file__).resolve().parents[3]
     for root in (Path.cwd(), checkout):

@@ -303,3 +303,11 @@ async def test_an_unreachable_node_is_an_error_not_a_no(tmp_path):
         assert rail.txlog.all() == []
     finally:
         await rail.aclose()
+
+
+def test_a_missing_anvil_binary_is_a_sentence_not_a_traceback(monkeypatch, tmp_path):
+    from tclk_tui.rails.evm.anvil import ANVIL_ENV, AnvilNotFound, find_anvil
+
+    monkeypatch.setenv(ANVIL_ENV, str(tmp_path / "no-such-anvil"))
+    with pytest.raises(AnvilNotFound, match="not an executable file"):
+        find_anvil()
