@@ -387,7 +387,7 @@ class _Parser(argparse.ArgumentParser):
 GLOBAL_OPTIONS = ("profile", "venue", "home", "vault", "passphrase_env", "json")
 
 
-def _common(suppress: bool) -> argparse.ArgumentParser:
+def _common(suppress: bool) -> _Parser:
     """Options accepted before or after the subcommand.
 
     The subcommand's copy has no defaults (SUPPRESS), so an option given before the subcommand
@@ -397,7 +397,7 @@ def _common(suppress: bool) -> argparse.ArgumentParser:
     def default(value: Any) -> Any:
         return argparse.SUPPRESS if suppress else value
 
-    common = argparse.ArgumentParser(add_help=False)
+    common = _Parser(add_help=False)  # a parent only: its options are copied
     common.add_argument("--profile", default=default(os.environ.get("TCLK_PROFILE", "default")),
                         help="profile name (default: $TCLK_PROFILE or default)")
     common.add_argument("--venue", default=default(os.environ.get("TCLK_VENUE", DEFAULT_VENUE)),

@@ -9,9 +9,9 @@ any reveal of the round is late: that is what stops a juror from copying or adap
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Collection, Iterable
+from collections.abc import Awaitable, Callable, Collection, Iterable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal, TypeVar
 
 from tclk_tui.protocol.arbitration import (
     combine_secret,
@@ -28,6 +28,7 @@ from tclk_tui.protocol.transcript import TranscriptRecord, verify_transcript_rec
 
 ShareKind = Literal["preimage", "witness"]
 VOTE_PREFIX = "tclk1-vote "
+_T = TypeVar("_T")
 
 
 class ArbitrationError(Exception):
@@ -82,7 +83,7 @@ def reveal_line(salt: str, verdict: str) -> str:
     return f"{VOTE_PREFIX}reveal {salt} {verdict}"
 
 
-def _guard(call, *args):
+def _guard(call: Callable[..., _T], *args: Any) -> _T:
     try:
         return call(*args)
     except TclkError as exc:
@@ -181,7 +182,8 @@ class ArbitrationDesk:
     """The wallet's arbiter/juror desk: pure share and vote maths, plus reading and posting a
     round in a contract's deal room through the wallet's venue client and outbox."""
 
-    def __init__(self, read_room, post_line) -> None:
+    def __init__(self, read_room: Callable[[str], Awaitable[list[TranscriptRecord]]],
+                 post_line: Callable[[str, str], Awaitable[None]]) -> None:
         self._read_room = read_room
         self._post_line = post_line
 

@@ -6,6 +6,7 @@ board file yields the handshakes; each contract's deal-room file (if given) supp
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from tclk_tui.protocol.transcript import (
     parse_transcript_export,
     verify_transcript_record,
 )
+from tclk_tui.technocore.records import RoomExport
 
 
 @dataclass
@@ -137,7 +139,8 @@ def panel_round(offer: dict, contract: str, records: list[TranscriptRecord]) -> 
     return read_round(contract, records, panel.members, vote_deadline(offer, panel))
 
 
-async def audit_live(export, contract: str) -> AuditReport:
+async def audit_live(export: Callable[[str], Awaitable[RoomExport]],
+                     contract: str) -> AuditReport:
     """The same audit on the venue's live exports of the board and one contract's room;
     `export(room)` is the venue client's export (a face never names the rooms itself)."""
     room = deal_room(contract)

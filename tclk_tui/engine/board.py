@@ -109,6 +109,7 @@ class OffersBoard:
         updated: list[str] = []
         rejected = 0
         batch = list(records)
+        pairs: list[tuple[TranscriptRecord, VerifyResult | None]]
         if verdicts is None:
             pairs = [(r, None) for r in batch if (r.seq, hash(r.line)) not in self._seen]
         else:
@@ -247,7 +248,7 @@ class OffersBoard:
                           statement: str) -> tuple[str, str]:
         offer = self._frames.get(offer_id)
         panel = _panel(offer) if offer is not None else None
-        if panel is not None:
+        if panel is not None and offer is not None:
             return self._ingest_panel_line(record, offer, panel, offer_id, statement)
         if offer is None or offer["from"] != record.sender or offer["role"] != "payee":
             return "rejected", "statement line names no payee offer of its sender"
@@ -314,7 +315,7 @@ class OffersBoard:
         panel published (the arbiter's, or the sum of every juror's share point)."""
         offer = self._frames.get(offer_id)
         panel = _panel(offer) if offer is not None else None
-        if panel is not None:
+        if panel is not None and offer is not None:
             return panel_statement(offer, panel, self.panel_lines(offer_id)).statement
         return self._statements.get(offer_id)
 

@@ -82,8 +82,9 @@ class CommandError(Exception):
         """The inverse of `to_dict`, for a face that received the error over a socket."""
         kind = error.get("kind")
         data = {k: v for k, v in error.items() if k not in ("kind", "message")}
-        return cls(kind if kind in ERROR_KINDS else "internal", str(error.get("message", "")),
-                   data)
+        if not isinstance(kind, str) or kind not in ERROR_KINDS:
+            kind = "internal"
+        return cls(kind, str(error.get("message", "")), data)
 
 
 def as_command_error(exc: BaseException) -> CommandError | None:
@@ -140,7 +141,8 @@ class Param:
         refusal naming the param."""
         base = self.base
         ok = (isinstance(value, base) and not (base is int and isinstance(value, bool))
-              and (base is not list or all(isinstance(v, str) for v in value)))
+              and (base is not list
+                   or (isinstance(value, list) and all(isinstance(v, str) for v in value))))
         if not ok:
             what = {str: "a string", int: "an integer", bool: "true or false",
                     list: "a list of strings"}[base]

@@ -10,17 +10,17 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import secrets as _secrets
-from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from tclk_tui.engine.crash import crashpoint
 from tclk_tui.engine.deadlines import deal_deadlines
 from tclk_tui.engine.events import DealAdvanced, Notice
-from tclk_tui.engine.gates import GateFact, GateRefused, GateRequest, code_prompt
+from tclk_tui.engine.gates import GateAction, GateFact, GateRefused, GateRequest, code_prompt
 from tclk_tui.engine.legal import DEAL_ACTIONS, Legal, Prospect, judge, prospect
 from tclk_tui.engine.ports import DealContext
 from tclk_tui.engine.views import Deadlines, DealView, RecordView, TimelineEntry
-from tclk_tui.protocol.adaptor import get_public_key, pre_sign, verify_pre_signature
+from tclk_tui.protocol.adaptor import PreSignature, get_public_key, pre_sign, verify_pre_signature
 from tclk_tui.protocol.codec import encode_frame, try_decode_frame
 from tclk_tui.protocol.errors import RailError, TclkError
 from tclk_tui.protocol.locks import verify_secret
@@ -32,7 +32,7 @@ from tclk_tui.protocol.transcript import (
     fold_transcript,
     verify_transcript_record,
 )
-from tclk_tui.rails.base import LockTerms
+from tclk_tui.rails.base import LockTerms, SettlementRail
 
 
 def claim_message(contract: str) -> bytes:
@@ -207,7 +207,7 @@ class DealSession:
 
     def _prospect(self, action: str, *, rail: str | None = None, note: str | None = None,
                   secret: str | None = None, ref: str | None = None,
-                  presig: Mapping[str, str] | None = None) -> Prospect:
+                  presig: PreSignature | None = None) -> Prospect:
         """The frame this wallet would post for `action` now (see engine.legal)."""
         if action == "lock" and rail is None:
             rail = self._default_rail()
@@ -389,7 +389,8 @@ class DealSession:
             frame = try_decode_frame(record.line)
             if frame and frame.get("type") == "lock" and frame.get("contract") == state.contract:
                 found.append((frame["rail"], frame["ref"]))
-        found += [(rail_id, state.contract) for rail_id in self.offer["rails"]]
+        if state.contract:
+            found += [(rail_id, state.contract) for rail_id in self.offer["rails"]]
         return list(dict.fromkeys(found))
 
     def has_refused_lock(self) -> bool:
@@ -484,21 +485,21 @@ class DealSession:
                     ok, check.detail = True, ("already claimed on the rail with this wallet's "
                                               "secret (before a restart): reveal to announce it")
             check.verified = ok
-        if state.presig is not None and state.payer_key and state.statement:
+        if state.presig is not None and state.payer_key and state.statement and state.contract:
             check.presig_ok = verify_pre_signature(
                 state.payer_key, "0x" + claim_message(state.contract).hex(), state.statement,
                 state.presig)
         self.lock_check = check
         return check
 
-    def rail_kwargs(self, rail) -> dict:
+    def rail_kwargs(self, rail: SettlementRail) -> dict[str, Any]:
         """A rail that pays an address (evm-htlc) needs the payee's signed paymentKey: the
         address is derived from it, never taken from anyone's word."""
         if getattr(rail, "requires_payment_key", False):
             return {"payee_key": self.state.payee_key}
         return {}
 
-    async def _verify_on(self, rail, check: LockCheck) -> bool:
+    async def _verify_on(self, rail: SettlementRail, check: LockCheck) -> bool:
         inspect = getattr(rail, "inspect_lock", None)
         if inspect is None:
             return bool(await rail.verify_lock(self.terms(), check.ref))
@@ -507,7 +508,7 @@ class DealSession:
         check.detail = report.detail if report.ok else f"{report.rule}: {report.detail}"
         return bool(report.ok)
 
-    async def _claimed_by_us(self, rail, ref: str) -> bool:
+    async def _claimed_by_us(self, rail: SettlementRail, ref: str) -> bool:
         """Our own claim that landed before a crash: the rail says it was claimed with the secret
         our vault holds (nobody else knows it until we reveal)."""
         secret = self.ctx.secrets.deal_secret(self.deal_id)
@@ -521,7 +522,7 @@ class DealSession:
         return (isinstance(claimed, str) and claimed.lower() == secret.lower()
                 and verify_secret(self.offer["lock"], statement, secret))
 
-    def _rail_for(self, rail_id: str):
+    def _rail_for(self, rail_id: str) -> SettlementRail | None:
         if rail_id in self.ctx.rails:
             return self.ctx.rails[rail_id]
         for canonical, rail in self.ctx.rails.items():
@@ -531,7 +532,8 @@ class DealSession:
 
     # -- gates ---------------------------------------------------------------------------------
 
-    def _request(self, action, facts, blockers, *, late=False, code=None) -> GateRequest:
+    def _request(self, action: GateAction, facts: list[GateFact], blockers: list[str], *,
+                 late: bool = False, code: str | None = None) -> GateRequest:
         if self.observer:
             blockers = ["this wallet is not a party to the contract: another accept came first",
                         *blockers]
@@ -727,7 +729,9 @@ class DealSession:
 
     async def _do_lock(self, request: GateRequest) -> None:
         rail_id = _rail_of(request)
-        rail = self._rail_for(rail_id)
+        rail = self._rail_for(rail_id) if rail_id else None
+        if rail_id is None or rail is None:
+            raise GateRefused("no rail was chosen for this lock")
         terms = self.terms()
         extra = self.rail_kwargs(rail)
         if await _safe_verify(rail, terms, terms.contract, **extra):
@@ -748,17 +752,26 @@ class DealSession:
         await self._post(self.room, self._prospect("lock", rail=rail_id, ref=ref,
                                                    presig=presig))
 
-    async def _do_reveal(self, request: GateRequest) -> None:
+    def _lock_on_rail(self) -> tuple[SettlementRail, str]:
+        """The rail and ref the contract's lock names (a locked contract has both)."""
         state = self.state
+        rail = self._rail_for(state.rail) if state.rail else None
+        if rail is None or state.rail_ref is None:
+            raise GateRefused(f"this wallet has no {state.rail} rail for the lock")
+        return rail, state.rail_ref
+
+    async def _do_reveal(self, request: GateRequest) -> None:
         secret = self.ctx.secrets.deal_secret(self.deal_id)
-        rail = self._rail_for(state.rail)
+        if secret is None:
+            raise GateRefused("the vault holds no secret for this deal")
+        rail, ref = self._lock_on_rail()
         try:
-            await rail.claim(state.rail_ref, secret)
+            await rail.claim(ref, secret)
             crashpoint("after-rail-claim")
         except TclkError as exc:
             # Only our own claim that landed before a crash lets the reveal go on; the rail's
             # word decides, never the wording of its error.
-            if not await self._claimed_by_us(rail, state.rail_ref):
+            if not await self._claimed_by_us(rail, ref):
                 raise GateRefused(f"the rail refused the claim: {exc}") from None
         await self._post(self.room, self._prospect("reveal", secret=secret))
 
@@ -810,19 +823,19 @@ class DealSession:
         return self.view()
 
 
-def _account_text(rail) -> str:
-    text = getattr(rail, "account_text", None)
+def _account_text(rail: SettlementRail | None) -> str:
+    text = getattr(rail, "account_text", None) if rail is not None else None
     return text() if text is not None else ""
 
 
-async def _rail_status(rail, ref: str) -> str | None:
+async def _rail_status(rail: SettlementRail, ref: str) -> str | None:
     try:
         return await rail.lock_status(ref)
     except Exception:  # a rail that cannot answer has not shown a refund
         return None
 
 
-async def _safe_verify(rail, terms: LockTerms, ref: str, **extra) -> bool:
+async def _safe_verify(rail: SettlementRail, terms: LockTerms, ref: str, **extra: Any) -> bool:
     try:
         return bool(await rail.verify_lock(terms, ref, **extra))
     except Exception:

@@ -144,7 +144,7 @@ class DealBook:
         """Our own offer seen back on the board: its signed record replaces the provisional."""
         row_id = self._rows[offer_id]
         row = self.journal.get_deal(row_id)
-        meta = dict(row.terms)
+        meta = dict(row.terms) if row is not None else {}
         meta["offer_record"] = _record_meta(record)
         self.journal.update_deal(row_id, terms=meta)
         if offer_id in self._sessions:
@@ -163,6 +163,8 @@ class DealBook:
         frame = try_decode_frame(record.line)
         if frame is None or frame.get("from") != record.sender:
             return None
+        offer: dict[str, Any] | None
+        offer_record: TranscriptRecord | None
         if frame["type"] == "offer":
             offer_id, offer, offer_record = frame["id"], frame, record
             role, nonce, key_offer = frame["role"], frame["nonce"], None

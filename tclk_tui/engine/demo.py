@@ -16,14 +16,18 @@ import tempfile
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO, cast
 
+from tclk_tui.engine.deal import DealSession
 from tclk_tui.engine.demo_chain import EVM_DEMO_OFFERS, DemoChain, demo_chain
 from tclk_tui.engine.errors import EngineError
 from tclk_tui.engine.events import BoardChanged, DeadlineWarning, DealAdvanced
 from tclk_tui.engine.gates import GateRefused
 from tclk_tui.engine.views import OfferDraft
 from tclk_tui.engine.wallet import Wallet, wall_clock_ms
+
+if TYPE_CHECKING:  # the chain rail is imported only when a demo uses it
+    from tclk_tui.rails.evm.rail import EvmHtlcRail
 from tclk_tui.rails.evm import format_ether
 from tclk_tui.rails.memory import MemoryRail
 from tclk_tui.rehearsal.runner import RunningVenue, start_venue
@@ -148,7 +152,7 @@ class DemoCounterparty:
             with contextlib.suppress(GateRefused, EngineError):
                 await deal.receipt()
 
-    async def _narrate(self, deal, key: str, note: str) -> None:
+    async def _narrate(self, deal: DealSession, key: str, note: str) -> None:
         if (deal.deal_id, key) in self._narrated or "heartbeat" not in deal.actions():
             return
         self._narrated.add((deal.deal_id, key))
@@ -207,7 +211,7 @@ async def _session(directory: Path, clock_ms: Callable[[], int], profile: str,
             rails={"memory": memory})
         if chain is not None:
             for funded in (agent_wallet, wallet):
-                await chain.fund(funded.rails["evm-htlc"].address)
+                await chain.fund(_evm_address(funded))
             agent = DemoCounterparty(agent_wallet, EVM_DEMO_OFFERS, rail="evm-htlc")
         else:
             agent = DemoCounterparty(agent_wallet)
@@ -237,8 +241,8 @@ async def run_headless(out: TextIO, timeout_s: float = 30.0, rail: str = "paper"
         chain = session.chain
         accounts = {}
         if chain is not None:
-            accounts = {"you": wallet.rails["evm-htlc"].address,
-                        "agent": session.counterparty.wallet.rails["evm-htlc"].address}
+            accounts = {"you": _evm_address(wallet),
+                        "agent": _evm_address(session.counterparty.wallet)}
             print(f"chain      {chain.config.url} (local anvil, chain id "
                   f"{chain.config.chain_id}, test ether), escrow {chain.config.escrow}", file=out)
             before = {who: await chain.balance(a) for who, a in accounts.items()}
@@ -277,3 +281,8 @@ async def run_headless(out: TextIO, timeout_s: float = 30.0, rail: str = "paper"
             print(f"escrow     holds {await chain.balance_text(chain.config.escrow)}", file=out)
         print(f"final      {status}", file=out)
         return status
+
+
+def _evm_address(wallet: Wallet) -> str:
+    """The account a demo wallet's evm-htlc rail pays from (funded by the local chain)."""
+    return cast("EvmHtlcRail", wallet.rails["evm-htlc"]).address

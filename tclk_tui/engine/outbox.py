@@ -109,7 +109,8 @@ class Outbox:
 
     async def _confirm(self, item: OutboxRow, record: VenueRecord) -> TranscriptRecord:
         with journaling(f"the line posted to {item.room}", happened=True):
-            if self.journal.outbox_item(item.id).state == OutboxState.PENDING:
+            current = self.journal.outbox_item(item.id)
+            if current is not None and current.state == OutboxState.PENDING:
                 self.journal.mark_posted(item.id, nonce=record.nonce)
             self.journal.mark_confirmed(item.id)
         await self._on_record(record)

@@ -6,7 +6,7 @@ without the whole wallet, and keeps the lifecycle logic in one file.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Protocol
 
 from tclk_tui.engine.events import EventBus
@@ -35,9 +35,22 @@ class SecretSource(Protocol):
 
 
 class DealContext(Protocol):
-    did: str
-    events: EventBus
-    publisher: Publisher
-    secrets: SecretSource
-    rails: dict[str, SettlementRail]
-    now_ms: Callable[[], int]
+    """Read-only members, so the wallet's concrete parts (Outbox, VaultKeeper) satisfy it."""
+
+    @property
+    def did(self) -> str: ...
+
+    @property
+    def events(self) -> EventBus: ...
+
+    @property
+    def publisher(self) -> Publisher: ...
+
+    @property
+    def secrets(self) -> SecretSource: ...
+
+    @property
+    def rails(self) -> Mapping[str, SettlementRail]: ...
+
+    @property
+    def now_ms(self) -> Callable[[], int]: ...

@@ -49,8 +49,8 @@ class RailWatch:
                     self._errors.pop(rail_id, None)
         for deal in list(self.book):
             state = deal.state
-            rail = self.rails.get(state.rail or "")
-            if rail is None or not rail.moves_value or state.rail_ref is None:
+            deal_rail = self.rails.get(state.rail or "")
+            if deal_rail is None or not deal_rail.moves_value or state.rail_ref is None:
                 continue
             if state.status != "locked" and deal.rail_status == state.status:
                 continue  # settled, and the rail already agreed

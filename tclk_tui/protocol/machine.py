@@ -78,7 +78,7 @@ class ReadMapping:
     __slots__ = ()
 
     def __getitem__(self, key: str) -> Any:
-        name = _names(type(self)).get(key) if isinstance(key, str) else None
+        name = self._spellings().get(key) if isinstance(key, str) else None
         if name is None:
             raise KeyError(key)
         return getattr(self, name)
@@ -90,7 +90,11 @@ class ReadMapping:
             return default
 
     def __contains__(self, key: object) -> bool:
-        return isinstance(key, str) and key in _names(type(self))
+        return isinstance(key, str) and key in self._spellings()
+
+    def _spellings(self) -> dict[str, str]:
+        cls: type = type(self)  # a plain class object: the cache key
+        return _names(cls)
 
     def keys(self) -> tuple[str, ...]:
         return tuple(field.name for field in dataclasses.fields(self))  # type: ignore[arg-type]
@@ -529,7 +533,7 @@ def _apply_validated(state: ContractState, frame: Frame, now_ms: Now) -> Step:
         rule = RULES.get(kind) if isinstance(kind, str) else None
         if rule is None:
             return Step(state, False, f"tclk: unknown frame type: {quote(kind)}")
-        target = NEXT_STATUS.get((state.status, kind))
+        target = NEXT_STATUS.get((state.status, rule.frame_type))
         if target is None:
             return Step(state, False, rule.wrong_status(state.status))
         for guard in rule.guards:

@@ -168,7 +168,7 @@ class PaperRail:
         ns, key = _note_path(terms.contract)
         record = PaperRecord(
             status="locked",
-            lock=terms.lock,
+            lock="point" if terms.lock == "point" else "hash",  # _fits refused any other
             statement=terms.statement,
             refund_after_ms=refund_after_ms,
         )

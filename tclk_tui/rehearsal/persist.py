@@ -87,9 +87,9 @@ class Persistence:
             cut = data.rfind(b"\n") + 1  # a torn tail is not a record
             snapshot.rooms[room] = [line + b"\n" for line in data[:cut].split(b"\n")[:-1]]
         for row in _read_jsonl(self.epochs_file):
-            room = row.get("room")
-            if isinstance(room, str) and NAME_RE.fullmatch(room):
-                snapshot.epochs[room] = row
+            epoch_room = row.get("room")
+            if isinstance(epoch_room, str) and NAME_RE.fullmatch(epoch_room):
+                snapshot.epochs[epoch_room] = row
         for row in _read_jsonl(self.notes_file):
             ns, key = row.get("ns"), row.get("key")
             if not (isinstance(ns, str) and isinstance(key, str)):

@@ -104,7 +104,8 @@ class Room:
         if not isinstance(record, dict):
             return
         sender, nonce = record.get("from"), record.get("nonce")
-        if is_did(sender) and isinstance(nonce, int) and not isinstance(nonce, bool):
+        if (isinstance(sender, str) and is_did(sender) and isinstance(nonce, int)
+                and not isinstance(nonce, bool)):
             self._last_signed[sender] = entry
 
     def last_nonce(self, did: str, window_bytes: int | None) -> int | None:

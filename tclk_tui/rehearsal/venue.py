@@ -12,7 +12,7 @@ import asyncio
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from tclk_tui.rehearsal.config import VenueConfig
 from tclk_tui.rehearsal.dupes import DuplicateFilter
@@ -561,15 +561,16 @@ class Venue:
                 if stamp is not None:
                     live.last_write_at = stamp
             self.rooms[room] = live
-        for (ns, key), row in snapshot.notes.items():
-            if row is None:
+        for (ns, key), note in snapshot.notes.items():
+            if note is None:
                 continue
-            at = row.get("at")
+            at = note.get("at")
             written_at = float(at) if isinstance(at, int | float) else now
-            self.notes.load(ns, key, Note(str(row["value"]), str(row.get("ts", "")), written_at))
+            self.notes.load(ns, key, Note(str(note["value"]), str(note.get("ts", "")),
+                                          written_at))
 
 
-def _is_int(value: object) -> bool:
+def _is_int(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 

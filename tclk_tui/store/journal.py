@@ -533,6 +533,7 @@ class Journal:
             if row is None:
                 raise OutboxStateError(f"no outbox item {item_id}")
             state = OutboxState(row[0])
+            new_state: OutboxState
             if target is None:
                 if state not in (OutboxState.PENDING, OutboxState.POSTED):
                     raise OutboxStateError(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import re
+from typing import NoReturn
 
 from nacl.exceptions import BadSignatureError
 from nacl.signing import SigningKey, VerifyKey
@@ -154,7 +155,7 @@ class Identity:
     def __hash__(self) -> int:
         return hash(self._did)
 
-    def __reduce__(self) -> object:
+    def __reduce__(self) -> NoReturn:
         raise TypeError("an Identity holds a private key and is not picklable")
 
 

@@ -9,6 +9,7 @@ taken, cancelled or expired while the modal is open says so and can no longer be
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from typing import ClassVar
 
 from rich.text import Text
 from textual import on, work
@@ -45,7 +46,7 @@ def closed_reason(row: OfferRow | None, now_ms: int) -> str | None:
 class AcceptScreen(DeliberateKeys, ModalScreen[DealView | None]):
     TICK_SECONDS = 1.0
 
-    BINDINGS: list[BindingType] = [  # noqa: RUF012
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Back out"),
         Binding("y", "accept", "Accept"),
     ]

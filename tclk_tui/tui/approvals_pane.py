@@ -8,6 +8,8 @@ asks for a reason, which the agent receives. Everything an agent wrote is drawn 
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -51,7 +53,7 @@ def approval_detail(row) -> Text:
 
 
 class ApprovalsPane(Vertical):
-    BINDINGS: list[BindingType] = [  # noqa: RUF012
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("a", "approve", "Approve"),
         Binding("d", "deny", "Deny"),
     ]

@@ -7,6 +7,7 @@ the app turns those into engine calls (`board.query`, `accept_offer`, ...).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -23,7 +24,7 @@ from tclk_tui.tui.offer_table import OfferTable
 
 
 class BoardPane(Vertical):
-    BINDINGS: list[BindingType] = [  # noqa: RUF012
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "focus_filter", "Filter"),
         Binding("a", "accept", "Accept"),
         Binding("n", "new_offer", "New offer"),

@@ -8,6 +8,7 @@ as key bindings and asks the app to run them (every gated one goes through a con
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -118,7 +119,7 @@ class DealRoomPane(Vertical):
     # that is not valid is off it (check_action), so Textual tries the next binding of that
     # key, its hidden twin, which says why: a key that silently does nothing reads as broken.
     # The twin's id is the action's id + ".why"; the keymap moves both together.
-    BINDINGS: list[BindingType] = [  # noqa: RUF012
+    BINDINGS: ClassVar[list[BindingType]] = [
         *(Binding(key, f"deal('{action}')", ACTION_LABELS[action], id=f"deal.{action}")
           for action, key in DEAL_KEYS),
         *(Binding(key, f"not_valid('{action}')", ACTION_LABELS[action], show=False,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -18,7 +20,7 @@ from tclk_tui.tui.safe import literal
 class DenyScreen(ModalScreen[str | None]):
     """Dismisses with the reason typed (possibly empty), or None when the operator backs out."""
 
-    BINDINGS: list[BindingType] = [  # noqa: RUF012
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Back out"),
     ]
 

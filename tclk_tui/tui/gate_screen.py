@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import on, work
@@ -101,7 +101,7 @@ class GateScreen(DeliberateKeys, ModalScreen[Any]):
 
     REFRESH_SECONDS = 1.0
 
-    BINDINGS: list[BindingType] = [  # noqa: RUF012
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Back out"),
         Binding("y", "confirm", "Confirm"),
     ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -44,7 +45,7 @@ def help_text(sections: Iterable[HelpSection]) -> Text:
 
 
 class HelpScreen(ModalScreen[None]):
-    BINDINGS: list[BindingType] = [  # noqa: RUF012
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q,question_mark", "close", "Close"),
     ]
 

@@ -7,6 +7,7 @@ something private into it.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from typing import ClassVar
 
 from rich.text import Text
 from textual import on, work
@@ -27,7 +28,7 @@ SendHeartbeat = Callable[[str | None], Awaitable[DealView]]
 
 
 class HeartbeatScreen(ModalScreen[DealView | None]):
-    BINDINGS: list[BindingType] = [  # noqa: RUF012
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Back out"),
     ]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import fields
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import on, work
@@ -47,7 +47,7 @@ DRAFT_FIELDS = frozenset(f.name for f in fields(OfferDraft))
 
 
 class OfferFormScreen(ModalScreen[DealView | None]):
-    BINDINGS: list[BindingType] = [  # noqa: RUF012
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Back out"),
         Binding("ctrl+s", "post", "Post offer"),
     ]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import ClassVar
 
 from rich.style import Style
 from rich.text import Text
@@ -84,7 +85,7 @@ def cell_text(key: str, row: OfferRow, now_ms: int) -> Text:
 class OfferTable(ScrollView, can_focus=True):
     """Offers as rows; cursor with arrows/page keys; Enter chooses; header click sorts."""
 
-    BINDINGS: list[BindingType] = [  # noqa: RUF012 - Textual declares BINDINGS this way
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("up,k", "cursor(-1)", "Up", show=False),
         Binding("down,j", "cursor(1)", "Down", show=False),
         Binding("pageup", "page(-1)", "Page up", show=False),

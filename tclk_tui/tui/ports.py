@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping, Sequence
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from tclk_tui.engine.events import Event, VenueStatus
 from tclk_tui.engine.gates import GateRequest
@@ -151,8 +151,27 @@ class WalletPort(Protocol):
 
     def confirm_seed_backup(self, request: GateRequest, typed_code: str = "") -> str: ...
 
-    async def restore_seed(self, text: str) -> None: ...
+    async def restore_seed(self, text: str) -> str: ...
 
     def request_secret_reveal(self, deal_id: str) -> GateRequest: ...
 
     def confirm_secret_reveal(self, request: GateRequest, typed_code: str) -> str: ...
+
+
+if TYPE_CHECKING:  # mypy proves the real engine satisfies these ports; nothing runs here
+    from tclk_tui.engine.arbitration import ArbitrationDesk
+    from tclk_tui.engine.board import OffersBoard
+    from tclk_tui.engine.deal import DealSession
+    from tclk_tui.engine.wallet import Wallet
+
+    def _real_wallet(wallet: Wallet) -> WalletPort:
+        return wallet
+
+    def _real_board(board: OffersBoard) -> BoardPort:
+        return board
+
+    def _real_deal(deal: DealSession) -> DealPort:
+        return deal
+
+    def _real_desk(desk: ArbitrationDesk) -> ArbitrationPort:
+        return desk

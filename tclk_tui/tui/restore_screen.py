@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from typing import ClassVar
 
 from rich.text import Text
 from textual import on, work
@@ -17,7 +18,7 @@ from tclk_tui.tui.calm_input import SecretInput
 from tclk_tui.tui.errors import describe_error
 from tclk_tui.tui.safe import literal
 
-Restore = Callable[[str], Awaitable[None]]
+Restore = Callable[[str], Awaitable[object]]
 RESTORE_ACK = "I understand this replaces the master seed this profile uses"
 
 
@@ -25,7 +26,7 @@ class RestoreScreen(ModalScreen[bool]):
     HOLDS_SECRET = True
     ALLOW_SELECT = False
 
-    BINDINGS: list[BindingType] = [  # noqa: RUF012
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Back out"),
     ]
 

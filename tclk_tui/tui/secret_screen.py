@@ -8,6 +8,7 @@ Whoever opens this screen hands the value over and keeps no copy of it.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -47,7 +48,7 @@ class SecretScreen(ModalScreen[None]):
     HOLDS_SECRET = True
     ALLOW_SELECT = False
 
-    BINDINGS: list[BindingType] = [  # noqa: RUF012
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Close"),
     ]
 

@@ -6,6 +6,7 @@ reveal of one secret behind a typed confirmation.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -31,7 +32,7 @@ def status_text(status: VaultStatus | None) -> Text:
 
 
 class VaultPane(Vertical):
-    BINDINGS: list[BindingType] = [  # noqa: RUF012
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("b", "backup", "Back up seed"),
         Binding("t", "restore", "Restore seed"),
         Binding("v", "reveal", "Show secret"),

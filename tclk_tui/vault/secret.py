@@ -19,6 +19,7 @@ class SecretValue:
     """Secret bytes with a redacting repr; compare in constant time; never hashed or pickled."""
 
     __slots__ = ("_value",)
+    _value: bytes
 
     def __init__(self, value: bytes | bytearray | memoryview) -> None:
         if not isinstance(value, bytes | bytearray | memoryview):

@@ -360,10 +360,11 @@ class ContractWallet:
         self.calls.append(("confirm_seed_backup", request.action))
         return SEED_TEXT
 
-    async def restore_seed(self, text: str) -> None:
+    async def restore_seed(self, text: str) -> str:
         if text == "bad":
             raise EngineError("backup text has a bad checksum")
         self.restored.append(len(text))
+        return "seed fingerprint"
 
     def request_secret_reveal(self, deal_id: str) -> GateRequest:
         return GateRequest(action="secret-reveal", deal_id=deal_id, contract=CONTRACT,

@@ -98,8 +98,8 @@ class EvmHtlcRail:
                  node: NodeClient | None = None) -> None:
         self.config = config
         self.node = node or NodeClient(config.url)
-        self.sender = Sender(self.node, config.chain_id, private_key, txlog,
-                             **({"on_step": on_step} if on_step else {}))
+        self.sender = (Sender(self.node, config.chain_id, private_key, txlog, on_step=on_step)
+                       if on_step else Sender(self.node, config.chain_id, private_key, txlog))
         self.txlog = txlog
         self._clock = clock
         self._escrow_checked = False
