@@ -17,10 +17,10 @@ from tclk_tui.engine.crash import crashpoint
 from tclk_tui.engine.deadlines import deal_deadlines
 from tclk_tui.engine.events import DealAdvanced, Notice
 from tclk_tui.engine.gates import GateAction, GateFact, GateRefused, GateRequest, code_prompt
-from tclk_tui.engine.legal import DEAL_ACTIONS, Legal, Prospect, judge, prospect
+from tclk_tui.engine.legal import DEAL_ACTIONS, Legal, Prospect, in_play, judge, prospect
 from tclk_tui.engine.ports import DealContext
 from tclk_tui.engine.views import Deadlines, DealView, RecordView, TimelineEntry
-from tclk_tui.protocol.adaptor import PreSignature, get_public_key, pre_sign, verify_pre_signature
+from tclk_tui.protocol.adaptor import PreSignature, pre_sign, verify_pre_signature
 from tclk_tui.protocol.codec import encode_frame, try_decode_frame
 from tclk_tui.protocol.errors import RailError, TclkError
 from tclk_tui.protocol.locks import verify_secret
@@ -140,14 +140,6 @@ class DealSession:
     @property
     def room(self) -> str | None:
         return deal_room(self.state.contract) if self.state.contract else None
-
-    @property
-    def accept_record(self) -> TranscriptRecord | None:
-        """The accept the fold took: the first valid one in board order."""
-        for record, step in zip(self.board_records, self._steps[1:], strict=False):
-            if step.ok and step.type == "accept":
-                return record
-        return None
 
     @property
     def observer(self) -> bool:
@@ -311,7 +303,7 @@ class DealSession:
             deadlines=self.deadlines(),
             actions=frozenset(a for a, legal in answers.items() if legal.ok),
             unavailable=tuple((a, legal.reason or "") for a, legal in answers.items()
-                              if not legal.ok),
+                              if not legal.ok and in_play(state, a) and not self.observer),
             records=tuple(records), timeline=tuple(timeline),
             secret_held=self.ctx.secrets.deal_secret(self.deal_id) is not None,
             rail_moves_value=bool(rail.moves_value) if rail is not None else False,
@@ -876,9 +868,3 @@ def _ms_text(ms: int) -> str:
     m, s = divmod(rem, 60)
     return f"{h}h{m:02d}m{s:02d}s" if h else f"{m}m{s:02d}s"
 
-
-def payment_public_key(secret_key_hex: str) -> str:
-    key = get_public_key(secret_key_hex)
-    if key is None:
-        raise TclkError("tclk: derived payment key is not a valid scalar")
-    return key

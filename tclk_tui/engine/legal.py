@@ -48,6 +48,12 @@ class Prospect:
     masks: str | None = None  # the machine's reason the placeholder itself provokes
 
 
+def in_play(state: ContractState, action: str) -> bool:
+    """Whether the contract's status admits `action` at all (the machine's status table):
+    an action in play but refused has a reason worth showing; one out of play has none."""
+    return (state.status, action) in NEXT_STATUS
+
+
 def wrong_status(state: ContractState, action: str) -> str:
     """The readable form of the machine's status gate, read off its own table."""
     allowed = sorted(RULES[action].from_statuses)

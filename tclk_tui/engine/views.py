@@ -114,8 +114,8 @@ class DealView:
     # This wallet's own account on the deal's rail and its last-read balance ("" for rails
     # without accounts).
     rail_account: str = ""
-    # The deal actions not legal now, each with the engine's reason (engine.legal): faces show
-    # these disabled with the reason rather than computing one.
+    # The deal actions this status admits that are not legal now, each with the engine's
+    # reason (engine.legal): faces show them as "not now" with that reason, never their own.
     unavailable: tuple[tuple[str, str], ...] = ()
 
 

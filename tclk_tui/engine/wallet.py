@@ -54,7 +54,6 @@ from tclk_tui.rails.memory import MemoryRail
 from tclk_tui.rails.paper import PaperRail
 from tclk_tui.store.journal import Journal
 from tclk_tui.store.profile_lock import ProfileLock, ProfileLocked
-from tclk_tui.store.rows import RecordRow
 from tclk_tui.technocore.client import VenueClient
 from tclk_tui.technocore.errors import VenueError
 from tclk_tui.technocore.identity import Identity
@@ -266,9 +265,6 @@ class Wallet:
     async def watch_rails(self) -> None:
         """Ask value-moving rails about live locks now (the background does every 2 s)."""
         await self.rail_watch.once()
-
-    def _as_transcript(self, row: RecordRow) -> TranscriptRecord:
-        return self.evidence.as_transcript(row)
 
     # -- offers and deals -----------------------------------------------------------------------
 

@@ -3,6 +3,8 @@ transcript, timeline and the actions valid now.
 
 Which actions are valid is `DealView.actions`, decided by the engine; the pane only shows those
 as key bindings and asks the app to run them (every gated one goes through a confirm modal).
+Those the deal's status admits but the engine refuses now are listed as "not now" with the
+engine's reason (`DealView.unavailable`).
 """
 
 from __future__ import annotations
@@ -64,6 +66,15 @@ def summary_text(view: DealView) -> Text:
         lines.append(literal(view.rail_account, max_len=120))
     if view.note:
         lines.append(join("their note:", literal(view.note, max_len=120)))
+    if view.unavailable:  # the engine's reasons, word for word
+        not_now = Text("not now: ", style="dim")
+        for index, (action, reason) in enumerate(view.unavailable):
+            if index:
+                not_now.append("; ")
+            not_now.append_text(literal(action, style="bold"))
+            not_now.append(" - ")
+            not_now.append_text(literal(reason, max_len=100))
+        lines.append(not_now)
     return Text("\n", end="").join(lines)
 
 

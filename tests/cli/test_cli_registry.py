@@ -124,3 +124,20 @@ async def test_gate_without_confirmation_and_answers_equal_the_engines(venue, ho
         await wallet.close()
     assert cli_answers["status"]["status"] == "accepted"
     assert cli_answers["deals"]["deals"][0]["deal"] == deal
+
+
+async def test_a_refusal_prints_the_engines_own_reason(venue, home):
+    code, out, err = await run_cli(venue.url, home, "alice", "offer", "--amount", "7",
+                                   "--asset", "FLOP", "--rails", "paper", "--json")
+    assert code == 0, err
+    deal = json.loads(out)["deal"]
+    code, out, err = await run_cli(venue.url, home, "alice", "heartbeat", deal[:12], "--json")
+    wallet = await Wallet.open("alice", venue_url=venue.url, data_dir=home,
+                               vault=vault_of(home, "alice"), follow=False)
+    try:
+        reason = wallet.deal(deal).can("heartbeat").reason
+    finally:
+        await wallet.close()
+    assert reason == "the contract is proposed, not accepted or locked"
+    error = json.loads(out)["error"]
+    assert code == 1 and error["kind"] == "refused" and reason in error["message"]

@@ -139,7 +139,7 @@ async def audit(wallet: Wallet, contract: str) -> str:
 def journal_fold_status(wallet: Wallet, contract: str) -> str:
     """The fold of what the wallet's own journal holds (evidence that outlives the venue)."""
     def rows(room: str) -> list[TranscriptRecord]:
-        return [wallet._as_transcript(r) for r in wallet.journal.records(room)]
+        return wallet.evidence.records(room)
 
     handshake = find_contract_handshake(rows(OFFER_ROOM), contract)
     assert handshake is not None, f"{wallet.profile}'s journal holds no handshake"
@@ -167,7 +167,7 @@ async def assert_cancelled_on_board(pair: Pair, offer_id: str) -> None:
     """A proposed offer's cancel lives on the board: both journals, both folds, the audit."""
     await pair.sync()
     for wallet in (pair.alice, pair.bob):
-        rows = [wallet._as_transcript(r) for r in wallet.journal.records(OFFER_ROOM)]
+        rows = wallet.evidence.records(OFFER_ROOM)
         mine = [r for r in rows if offer_id in r.line]
         assert fold_transcript(mine).state.status == "cancelled"
     board = (await pair.alice.client.export(OFFER_ROOM)).transcript

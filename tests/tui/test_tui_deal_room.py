@@ -327,3 +327,20 @@ async def test_the_app_gate_follows_the_engine_and_confirms_its_newest_answer(wa
         await wait_for(pilot, lambda: session.confirmations)
         request, typed, late = session.confirmations[0]
         assert request.late and typed == "abcd" and late is True
+
+
+async def test_actions_the_engine_refuses_now_show_with_its_reason():
+    view = make_deal(status="locked", role="payer", actions=frozenset({"heartbeat"}),
+                     unavailable=(("refund", "refund window not open yet"),))
+    app = Host([view])
+    async with app.run_test(size=(120, 30)) as pilot:
+        await pilot.pause()
+        text = screen_text(app)
+        assert "not now: refund - refund window not open yet" in text
+        room = app.query_one(DealRoomPane)
+        assert room.check_action("deal", ("heartbeat",))
+        assert not room.check_action("deal", ("refund",))
+        room.focus()
+        await pilot.press("f")  # the refused action's key does nothing
+        await pilot.pause()
+        assert app.requested == []
