@@ -209,6 +209,7 @@ def cmd_engine(args: argparse.Namespace) -> int:
     command = REGISTRY[args.command]
     params = params_from_args(command, args)
     # A running owner answers without this process importing asyncio or the engine.
+    answer: Any
     answered, answer = (_through_owner(args, command.name, params) if command.needs_wallet
                         else (False, None))
     if not answered:

@@ -183,7 +183,7 @@ class TclkApp(App[None]):
         """An engine call failed: what the operator tried, then the engine's reason."""
         self.say(f"{what}: {describe_error(exc)}", severity)
 
-    def open_dialog(self, screen: Screen[Any], callback: Callable[[Any], object] | None = None
+    def open_dialog(self, screen: Screen[Any], callback: Callable[[Any], None] | None = None
                     ) -> bool:
         """Open a dialog over the main screen only: a second one on top (from a key that
         reached the pane underneath, or the palette) could post something while the first

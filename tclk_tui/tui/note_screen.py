@@ -96,7 +96,7 @@ class ReceiptScreen(DeliberateKeys, ModalScreen[DealView | None]):
     """A receipt is a signed frame in the deal room, so it is posted from a dialog that says
     so, never straight from a key; the engine posts one per deal."""
 
-    BINDINGS: list[BindingType] = [  # noqa: RUF012
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Back out"),
         Binding("y", "post", "Post receipt"),
     ]
