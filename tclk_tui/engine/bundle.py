@@ -142,8 +142,9 @@ def audit_bundle(name: str, data: dict[str, Any]) -> dict[str, Any]:
     if data.get("status") != fold.state.status:
         out["problems"].append(f"the bundle claims {data.get('status')!r}; its records fold "
                                f"to {fold.state.status!r}")
-    lines = {r.sender: parse_statement_line(r.line)[1] for r in board
-             if parse_statement_line(r.line) is not None and verify_transcript_record(r).ok}
+    lines = {r.sender: parsed[1] for r in board
+             if (parsed := parse_statement_line(r.line)) is not None
+             and verify_transcript_record(r).ok}
     ok, why = check_statement(fold.state.offer, fold.state.statement, lines)
     if ok is False:
         out["problems"].append(f"statement provenance: {why}")

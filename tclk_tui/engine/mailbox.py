@@ -27,6 +27,7 @@ from tclk_tui.engine.errors import EngineError
 from tclk_tui.engine.events import EventBus, Notice
 from tclk_tui.engine.ports import Publisher
 from tclk_tui.protocol.transcript import TranscriptRecord
+from tclk_tui.store.journal import Journal
 from tclk_tui.technocore.client import VenueClient
 from tclk_tui.technocore.e2e import (
     Channel,
@@ -45,6 +46,7 @@ from tclk_tui.technocore.e2e import (
 )
 from tclk_tui.technocore.errors import VenueError
 from tclk_tui.technocore.identity import Identity
+from tclk_tui.technocore.records import VenueRecord
 from tclk_tui.vault.seed import Vault, derive_bytes
 
 X25519_DOMAIN = "tclk-tui/v1/e2e-x25519"
@@ -74,7 +76,7 @@ class Letter:
 
 
 class PrivateMail:
-    def __init__(self, *, identity: Identity, vault: Vault, journal, client: VenueClient,
+    def __init__(self, *, identity: Identity, vault: Vault, journal: Journal, client: VenueClient,
                  publisher: Publisher, events: EventBus, now_ms: Callable[[], int]) -> None:
         self._identity = identity
         self._vault = vault
@@ -183,7 +185,7 @@ class PrivateMail:
         if seq > self._cursor(room):
             self._journal.set_setting(SETTING_CURSOR + room, str(seq))
 
-    async def _read_new(self, room: str):
+    async def _read_new(self, room: str) -> list[VenueRecord]:
         since = self._cursor(room)
         view = await self._client.read(room, since=since, limit=200)
         return [r for r in view.records if r.seq > since]
@@ -256,7 +258,7 @@ class PrivateMail:
             channels[room]["done"] = True
             self._journal.set_setting(SETTING_CHANNELS, json.dumps(channels, sort_keys=True))
 
-    def _assemble(self, room: str, peer: str, record, line: str) -> Letter | None:
+    def _assemble(self, room: str, peer: str, record: VenueRecord, line: str) -> Letter | None:
         message_id, _, rest = line.partition(" ")
         position, _, piece = rest.partition(" ")
         index_text, _, count_text = position.partition("/")
