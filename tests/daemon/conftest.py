@@ -71,13 +71,20 @@ class DaemonProcess:
         return self.home / self.profile
 
     @property
+    def stderr_path(self) -> Path:
+        return self.home / f"daemon-{self.profile}.stderr"
+
+    @property
     def socket(self) -> Path:
         return socket_path(self.profile_dir)
 
     async def start(self) -> DaemonProcess:
-        self.proc = await asyncio.create_subprocess_exec(
-            *cli_argv(self.venue_url, self.home, self.profile, "daemon", *self.extra),
-            stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE, env=cli_env())
+        # stderr goes to a file, not a pipe nobody drains: a daemon that says more than a pipe
+        # holds would block on the write and never reach its SIGTERM handler.
+        with self.stderr_path.open("ab") as stderr:
+            self.proc = await asyncio.create_subprocess_exec(
+                *cli_argv(self.venue_url, self.home, self.profile, "daemon", *self.extra),
+                stdout=asyncio.subprocess.DEVNULL, stderr=stderr, env=cli_env())
         await self.wait_ready()
         return self
 
@@ -87,7 +94,7 @@ class DaemonProcess:
         async with asyncio.timeout(timeout_s):
             while True:
                 if self.proc.returncode is not None:
-                    err = await self.proc.stderr.read() if self.proc.stderr else b""
+                    err = self.stderr_path.read_bytes()
                     raise AssertionError(f"daemon exited {self.proc.returncode}: {err!r}")
                 try:
                     with DaemonClient(self.socket, timeout_s=5) as client:
@@ -105,8 +112,15 @@ class DaemonProcess:
             return self.proc.returncode if self.proc else 0
         with contextlib.suppress(ProcessLookupError):
             self.proc.send_signal(sig)
-        async with asyncio.timeout(30):
-            return await self.proc.wait()
+        try:
+            async with asyncio.timeout(30):
+                return await self.proc.wait()
+        except TimeoutError:
+            # Never leave a daemon behind a failed test: it would outlive the run.
+            with contextlib.suppress(ProcessLookupError):
+                self.proc.kill()
+            await self.proc.wait()
+            raise AssertionError(f"the daemon ignored signal {sig} for 30 s") from None
 
 
 @pytest.fixture
