@@ -689,6 +689,8 @@ class TclkApp(App[None]):
     @on(TabbedContent.TabActivated, "#panes")
     def _pane_activated(self, event: TabbedContent.TabActivated) -> None:
         pane = event.pane.id or ""
+        if not self.default_screen.query(DealRoomPane):
+            return  # a tab message still queued while the app closes: the panes are gone
         if pane == "vault":
             self.refresh_vault()
         elif pane == "deals":
