@@ -19,16 +19,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO, cast
 
 from tclk_tui.engine.deal import DealSession
-from tclk_tui.engine.demo_chain import EVM_DEMO_OFFERS, DemoChain, demo_chain
 from tclk_tui.engine.errors import EngineError
 from tclk_tui.engine.events import BoardChanged, DeadlineWarning, DealAdvanced
 from tclk_tui.engine.gates import GateRefused
 from tclk_tui.engine.views import OfferDraft
 from tclk_tui.engine.wallet import Wallet, wall_clock_ms
 
-if TYPE_CHECKING:  # the chain rail is imported only when a demo uses it
+if TYPE_CHECKING:  # the chain and its rail load the Ethereum libraries: only `--rail evm-htlc`
+    from tclk_tui.engine.demo_chain import DemoChain
     from tclk_tui.rails.evm.rail import EvmHtlcRail
-from tclk_tui.rails.evm import format_ether
 from tclk_tui.rails.memory import MemoryRail
 from tclk_tui.rehearsal.runner import RunningVenue, start_venue
 from tclk_tui.rehearsal.server import VenueConfig
@@ -185,6 +184,8 @@ async def demo_session(clock_ms: Callable[[], int] = wall_clock_ms,
         async with contextlib.AsyncExitStack() as stack:
             chain = None
             if rail == "evm-htlc":
+                from tclk_tui.engine.demo_chain import demo_chain
+
                 chain = await stack.enter_async_context(demo_chain(directory))
                 chain.configure(directory / "counterparty")
                 chain.configure(directory / profile)
@@ -212,6 +213,8 @@ async def _session(directory: Path, clock_ms: Callable[[], int], profile: str,
         if chain is not None:
             for funded in (agent_wallet, wallet):
                 await chain.fund(_evm_address(funded))
+            from tclk_tui.engine.demo_chain import EVM_DEMO_OFFERS
+
             agent = DemoCounterparty(agent_wallet, EVM_DEMO_OFFERS, rail="evm-htlc")
         else:
             agent = DemoCounterparty(agent_wallet)
@@ -272,6 +275,8 @@ async def run_headless(out: TextIO, timeout_s: float = 30.0, rail: str = "paper"
                   file=out)
         status = deal.state.status
         if chain is not None:
+            from tclk_tui.rails.evm.expect import format_ether
+
             for who, address in accounts.items():
                 after = await chain.balance(address)
                 print(f"balance    {who:<5} {address} after:  "

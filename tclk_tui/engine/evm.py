@@ -14,13 +14,16 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tclk_tui.engine.crash import crashpoint
 from tclk_tui.engine.errors import EngineError
 from tclk_tui.protocol.secp import scalar_base_mult
 from tclk_tui.rails.base import Clock
-from tclk_tui.rails.evm import EvmConfig, EvmHtlcRail, TxLog
 from tclk_tui.vault.seed import Vault, derive_scalar
+
+if TYPE_CHECKING:  # the rail loads eth-abi and eth-account (seconds): only a profile using it pays
+    from tclk_tui.rails.evm import EvmConfig, EvmHtlcRail
 
 __all__ = ["EVM_ACCOUNT_DOMAIN", "EVM_SETTINGS_FILE", "evm_account_key", "evm_account_public_key",
            "load_evm_settings", "open_evm_rail", "save_evm_settings"]
@@ -51,6 +54,8 @@ def load_evm_settings(profile_dir: Path) -> EvmConfig | None:
     path = Path(profile_dir) / EVM_SETTINGS_FILE
     if not path.exists():
         return None
+    from tclk_tui.rails.evm import EvmConfig
+
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
         return EvmConfig(url=str(raw["url"]), chain_id=int(raw["chain_id"]),
@@ -74,5 +79,7 @@ def save_evm_settings(profile_dir: Path, config: EvmConfig) -> Path:
 
 def open_evm_rail(vault: Vault, profile_dir: Path, config: EvmConfig, clock: Clock,
                   on_step: Callable[[str], None] = crashpoint) -> EvmHtlcRail:
+    from tclk_tui.rails.evm import EvmHtlcRail, TxLog
+
     return EvmHtlcRail(config, evm_account_key(vault), TxLog(Path(profile_dir) / EVM_TXLOG_FILE),
                        clock=clock, on_step=on_step)

@@ -27,8 +27,6 @@ from tclk_tui.protocol.panel import panel_context, panel_of
 from tclk_tui.protocol.rails import normalize_rail_ids
 from tclk_tui.protocol.transcript import TranscriptRecord
 from tclk_tui.rails.base import SettlementRail
-from tclk_tui.rails.evm.expect import ASSET as EVM_ASSET
-from tclk_tui.rails.evm.expect import TIMELOCK_MARGIN_S, margin_text
 from tclk_tui.store.journal import Journal
 
 MIN_CLAIM_WINDOW_MS = 60_000
@@ -219,6 +217,10 @@ class OfferDesk:
 
 def _evm_problems(draft: OfferDraft) -> list[FieldProblem]:
     """evm-htlc settles ether in wei, inside the coordination window by a fixed margin."""
+    # Imported here: the rail's package loads the Ethereum libraries, which only evm drafts need.
+    from tclk_tui.rails.evm.expect import ASSET as EVM_ASSET
+    from tclk_tui.rails.evm.expect import TIMELOCK_MARGIN_S, margin_text
+
     problems = []
     if draft.asset != EVM_ASSET:
         problems.append(FieldProblem("asset", f"evm-htlc settles {EVM_ASSET} (amount in wei)"))

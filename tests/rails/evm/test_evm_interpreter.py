@@ -24,3 +24,19 @@ def test_deep_json_is_refused_after_the_evm_rail_is_imported():
                             timeout=120)
     assert result.returncode == 0, result.stderr
     assert "refused: JSON nested too deeply" in result.stdout
+
+
+LIGHT = """
+import sys
+import tclk_tui.cli, tclk_tui.engine.wallet, tclk_tui.engine.demo, tclk_tui.tui.app
+heavy = sorted(m for m in sys.modules if m.split(".")[0] in ("eth_account", "eth_abi", "py_ecc"))
+print(heavy)
+"""
+
+
+def test_a_profile_without_the_evm_rail_never_loads_the_ethereum_libraries():
+    # They cost seconds of start-up for every CLI call and the paper demo.
+    result = subprocess.run([sys.executable, "-c", LIGHT], capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
