@@ -13,7 +13,8 @@ if TYPE_CHECKING:
     import asyncio
 
 VenueState = Literal[
-    "connecting", "following", "reconnecting", "rate-limited", "gap-detected", "offline"
+    "connecting", "following", "polling", "reconnecting", "rate-limited", "gap-detected",
+    "offline"
 ]
 DangerLevel = Literal["calm", "soon", "danger", "past"]
 

@@ -21,11 +21,12 @@ from tclk_tui.protocol.naming import OFFER_ROOM
 from tclk_tui.protocol.transcript import TranscriptRecord, VerifyResult
 from tclk_tui.store.journal import Journal
 from tclk_tui.technocore.client import VenueClient
-from tclk_tui.technocore.errors import VenueError
+from tclk_tui.technocore.errors import RateLimited, VenueError
 from tclk_tui.technocore.follow import (
     Backoff,
     EpochChange,
     FollowEvent,
+    Idle,
     RecordsEvent,
     Rejected,
     RingGap,
@@ -238,9 +239,22 @@ class RoomSync:
             self.events.publish(Notice("warning", f"{room} was reaped and recreated "
                                        f"(generation {event.old} -> {event.new})"))
         elif isinstance(event, WaitNotHeld):
-            self.set_status("rate-limited", f"{room}: the venue did not hold the wait")
+            # Not a limit: the venue had no free long-poll slot and answered at once, so the
+            # follower asks again after a pause; updates arrive up to that pause late.
+            self.set_status("polling", f"{room}: the venue had no free waiting slot and "
+                            f"answered at once; asking again every {event.retry_in_s:g} s "
+                            "(updates may arrive that much later; nothing is limited)")
+        elif isinstance(event, Idle):
+            # A long-poll that really waited and came back empty: the venue is up, the room
+            # quiet. Without this a quiet room kept an old warning up for minutes.
+            if self.status.state != "following":
+                self.set_status("following", "")
         elif isinstance(event, Backoff):
-            self.set_status("reconnecting", f"{room}: {event.error}")
+            if isinstance(event.error, RateLimited):
+                self.set_status("rate-limited", f"{room}: the venue asked for a pause of "
+                                f"{event.delay_s:g} s ({event.error})")
+            else:
+                self.set_status("reconnecting", f"{room}: {event.error}")
         elif isinstance(event, Rejected):
             if room == OFFER_ROOM:
                 self.board_reject(event.reason, event.seq, event.raw)

@@ -44,7 +44,7 @@ from tclk_tui.tui.commands import PaletteCommand, TclkCommands, engine_command
 from tclk_tui.tui.deal_room import ACTION_LABELS, GATED_ACTIONS, DealRoomPane
 from tclk_tui.tui.deny_screen import DenyScreen
 from tclk_tui.tui.errors import describe_error
-from tclk_tui.tui.formatting import LEVEL_LABEL, countdown, short_hex
+from tclk_tui.tui.formatting import LEVEL_LABEL, countdown, short_hex, venue_text
 from tclk_tui.tui.gate_screen import GateScreen
 from tclk_tui.tui.header_bar import HeaderBar
 from tclk_tui.tui.help_screen import HelpScreen, HelpSection
@@ -98,6 +98,7 @@ class TclkApp(App[None]):
         Binding("4", "show_pane('arbitration')", "Arbiter", show=False),
         Binding("question_mark,f1", "help", "Help"),
         Binding("ctrl+t", "next_theme", "Theme", show=False),
+        Binding("v", "venue_status", "Venue status in full", show=False),
         # Priority, so focus moves the moment the key arrives. As an ordinary binding, Tab
         # bubbles up through every container's queue before it runs, while the keys typed
         # after it are already being delivered to the field that still has focus: "FLOP",
@@ -742,6 +743,13 @@ class TclkApp(App[None]):
                          Binding("y", "confirm", "Confirm / accept (when no code is asked)"),
                          Binding("ctrl+s", "post", "Post (offer form)")]),
         ]
+
+    def action_venue_status(self) -> None:
+        status = self.query_one(HeaderBar).status
+        text = venue_text(status.state).plain
+        if status.detail:
+            text += f": {clean(status.detail, max_len=400)}"
+        self.say(f"venue {clean(self.wallet.venue_url, max_len=80)}: {text}")
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):

@@ -38,14 +38,16 @@ LEVEL_CLASS: dict[str, str] = {
 VENUE_LABEL: dict[str, str] = {
     "connecting": "connecting",
     "following": "following",
+    "polling": "polling",
     "reconnecting": "RECONNECTING",
     "rate-limited": "RATE-LIMITED",
-    "gap-detected": "GAP DETECTED",
+    "gap-detected": "RECORDS MISSED",
     "offline": "OFFLINE",
 }
 VENUE_MARK: dict[str, str] = {
     "connecting": "~",
     "following": "*",
+    "polling": "~",
     "reconnecting": "!",
     "rate-limited": "!",
     "gap-detected": "!!",
@@ -54,6 +56,7 @@ VENUE_MARK: dict[str, str] = {
 VENUE_CLASS: dict[str, str] = {
     "connecting": "-connecting",
     "following": "-following",
+    "polling": "-connecting",
     "reconnecting": "-warn",
     "rate-limited": "-warn",
     "gap-detected": "-bad",

@@ -115,7 +115,7 @@ class GateScreen(DeliberateKeys, ModalScreen[Any]):
     GateScreen #gate-title { text-style: bold; height: auto; }
     GateScreen #gate-facts { height: auto; max-height: 12; }
     GateScreen #gate-blockers { color: $error; height: auto; }
-    GateScreen #gate-refused, GateScreen #gate-recheck {
+    GateScreen #gate-refused, GateScreen #gate-recheck, GateScreen #gate-code-wrong {
         color: $error; text-style: bold; height: auto;
     }
     GateScreen #gate-code { width: 1fr; }
@@ -156,6 +156,9 @@ class GateScreen(DeliberateKeys, ModalScreen[Any]):
                              compact=True)
             code.display = needs_code
             yield code
+            wrong = Static(Text(""), id="gate-code-wrong")
+            wrong.display = False
+            yield wrong
             recheck = Static(Text(""), id="gate-recheck")
             recheck.display = False
             yield recheck
@@ -253,7 +256,19 @@ class GateScreen(DeliberateKeys, ModalScreen[Any]):
                 return False
         return not (request.late and not self.acknowledged)
 
+    def code_is_wrong(self) -> bool:
+        """A full-length code that does not match: said at once, not only by a dim button."""
+        code = self.request.confirm_code
+        typed = self.typed_code or ""
+        return code is not None and len(typed) >= len(code) and typed.lower() != code.lower()
+
     def _sync(self) -> None:
+        wrong = self.query_one("#gate-code-wrong", Static)
+        if self.code_is_wrong():
+            wrong.update(Text("That is not the code: check the digits shown above."))
+            wrong.display = True
+        else:
+            wrong.display = False
         self.query_one("#gate-confirm", Button).disabled = not self.ready()
         self.refresh_bindings()
 

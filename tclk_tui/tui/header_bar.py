@@ -72,7 +72,8 @@ class HeaderBar(Horizontal):
         for name in VENUE_CLASS.values():
             widget.remove_class(name)
         widget.add_class(VENUE_CLASS.get(status.state, "-bad"))
-        widget.update(venue_text(status.state, status.detail))
+        # The word only, so the line fits 80 columns; `v` shows the engine's whole sentence.
+        widget.update(venue_text(status.state))
 
     def show_approvals(self, count: int) -> None:
         """How many agent calls wait for the operator (shown when the wallet serves agents)."""

@@ -30,7 +30,8 @@ async def test_header_shows_profile_identity_venue_status_and_clock(wallet, cloc
 
 @pytest.mark.parametrize(("state", "word"), [("reconnecting", "RECONNECTING"),
                                              ("rate-limited", "RATE-LIMITED"),
-                                             ("gap-detected", "GAP DETECTED"),
+                                             ("polling", "polling"),
+                                             ("gap-detected", "RECORDS MISSED"),
                                              ("offline", "OFFLINE")])
 async def test_venue_status_events_reach_the_header(wallet, clock, state, word):
     app = TclkApp(wallet, clock_ms=clock)
@@ -172,7 +173,7 @@ async def test_no_color_is_respected(monkeypatch, wallet, clock):
         await pilot.pause()
         assert app.no_color
         wallet.events.publish(VenueStatus("gap-detected"))
-        await wait_for(pilot, lambda: "GAP DETECTED" in screen_text(app))
+        await wait_for(pilot, lambda: "RECORDS MISSED" in screen_text(app))
 
 
 @pytest.mark.parametrize("pane", ["board", "deals", "vault", "arbitration"])
@@ -298,3 +299,21 @@ async def test_help_lists_the_dialog_confirm_key(wallet, clock):
         dialogs = text.split("Dialogs", 1)[1]
         assert any(line.split()[:1] == ["y"] and "Confirm" in line and "accept" in line
                    for line in dialogs.splitlines())
+
+
+async def test_the_header_says_polling_in_a_word_at_80_columns_and_v_says_it_all(wallet, clock):
+    """"The venue did not hold the wait" is not a rate limit: the header says what happens in
+    a word that fits, and the whole sentence is one key away."""
+    detail = ("tclk-offers: the venue had no free waiting slot and answered at once; asking "
+              "again every 10 s (updates may arrive that much later; nothing is limited)")
+    app = TclkApp(wallet, clock_ms=clock)
+    async with app.run_test(size=(80, 24)) as pilot:
+        wallet.events.publish(VenueStatus("polling", detail))
+        await wait_for(pilot, lambda: app.query_one(HeaderBar).status.state == "polling")
+        await pilot.pause()
+        header = screen_text(app).splitlines()[0]
+        assert "polling" in header and "LIMITED" not in header
+        assert "00:00:00 UTC" in header  # the clock is not pushed off the line
+        await pilot.press("v")
+        await wait_for(pilot, lambda: any("nothing is limited" in n.message
+                                          for n in app._notifications))

@@ -54,7 +54,8 @@ def test_times_are_utc():
 def test_venue_text_words_survive_no_color():
     assert "RECONNECTING" in venue_text("reconnecting").plain
     assert "RATE-LIMITED" in venue_text("rate-limited").plain
-    assert "GAP DETECTED" in venue_text("gap-detected").plain
+    assert "RECORDS MISSED" in venue_text("gap-detected").plain
+    assert "polling" in venue_text("polling").plain
     assert "following" in venue_text("following").plain
     detail = venue_text("rate-limited", "[b]wait 3s\x1b").plain
     assert "[b]wait 3s\\x1b" in detail

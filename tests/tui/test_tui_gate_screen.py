@@ -238,3 +238,18 @@ async def test_a_failed_refetch_fails_closed(problem):
         await pilot.pause()
         assert not screen.ready() and screen.query_one("#gate-confirm", Button).disabled
         assert "Could not re-check with the engine" in screen_text(app)
+
+
+async def test_a_wrong_code_says_so_at_once():
+    app = Host(GateScreen(gate_request("reveal"), lambda request, code, ack: "x"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = app.screen
+        await pilot.press(*"abc")
+        await pilot.pause()
+        assert not screen.query_one("#gate-code-wrong").display  # not finished typing
+        await pilot.press("x")
+        await wait_for(pilot, lambda: screen.query_one("#gate-code-wrong").display)
+        assert "That is not the code" in screen_text(app)
+        await pilot.press("backspace", "d")
+        await wait_for(pilot, lambda: not screen.query_one("#gate-code-wrong").display)
+        assert screen.ready()
