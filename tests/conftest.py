@@ -32,5 +32,15 @@ async def venue_factory() -> AsyncIterator[Callable[..., Awaitable[RunningVenue]
         yield factory
 
 
+@pytest.fixture(autouse=True)
+def read_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pilots read a dialog the instant it opens: only keys typed before it opened are dropped
+    (tests/tui/test_tui_typing.py checks the reaction time itself). Every pilot that confirms a
+    dialog needs it (tests/tui, tests/agents, tests/daemon), so it lives here."""
+    from tclk_tui.tui.deliberate import DeliberateKeys
+
+    monkeypatch.setattr(DeliberateKeys, "REACTION_S", 0.0)
+
+
 # A fresh anvil per test and the deployed escrow on it (tests/rails/evm, tests/engine).
 from tests.rails.evm.fixtures import anvil, chain  # noqa: E402, F401

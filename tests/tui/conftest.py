@@ -48,15 +48,6 @@ async def wait_for_timer(pilot: Pilot, predicate: Callable[[], object], *,
         await pilot.pause(0.01)
 
 
-@pytest.fixture(autouse=True)
-def read_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Pilots read a dialog the instant it opens: only keys typed before it opened are dropped
-    (tests/tui/test_tui_typing.py checks the reaction time itself)."""
-    from tclk_tui.tui.deliberate import DeliberateKeys
-
-    monkeypatch.setattr(DeliberateKeys, "REACTION_S", 0.0)
-
-
 @pytest.fixture
 def clock() -> Clock:
     return Clock()
