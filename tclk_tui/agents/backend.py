@@ -16,6 +16,7 @@ from tclk_tui.agents.catalog import RENAMED
 from tclk_tui.engine.audit import audit_live
 from tclk_tui.engine.commands import REGISTRY, CommandError, execute
 from tclk_tui.engine.errors import EngineError
+from tclk_tui.engine.gates import code_for
 from tclk_tui.engine.wallet import Wallet
 
 UNRENAMED = {v: k for k, v in RENAMED.items()}
@@ -131,7 +132,7 @@ class WalletBackend:
                     contract=contract, status=facts["status"] if facts else "unknown",
                     facts=tuple(gate.get("facts", ())), blockers=tuple(gate.get("blockers", ())),
                     late=bool(gate.get("late")),
-                    confirm_code=contract[2:6] if code_required and contract else None)
+                    confirm_code=code_for(contract) if code_required else None)
 
     async def perform(self, tool: str, params: dict[str, Any], *, code: str | None,
                       acknowledge_late: bool) -> dict[str, Any]:
@@ -140,7 +141,7 @@ class WalletBackend:
         if command.confirm == "confirm":  # the reveal: the contract id's first 8 hex
             facts = await self.deal_facts(params["deal"])
             contract = (facts or {}).get("contract") or ""
-            if code is None or contract[2:6] != code.strip().lower():
+            if code is None or code_for(contract) != code.strip().lower():
                 raise CommandFailed("the confirmation code does not match the contract")
             p["confirm"] = contract[2:10]
             p["late"] = acknowledge_late

@@ -26,7 +26,7 @@ from tclk_tui.engine.board import parse_statement_line, statement_line
 from tclk_tui.engine.deal import _ms_text, short
 from tclk_tui.engine.errors import EngineError
 from tclk_tui.engine.events import Notice
-from tclk_tui.engine.gates import GateFact, GateRefused, GateRequest
+from tclk_tui.engine.gates import GateFact, GateRefused, GateRequest, code_for
 from tclk_tui.engine.private_deals import SETTING_HELD_SHARE
 from tclk_tui.engine.views import BoardQuery
 from tclk_tui.engine.vote_round import RoundView, read_round
@@ -288,7 +288,7 @@ class RefereeDesk:
                     f"{v}: {n}" for v, n in round_.counts.items()) or "no opened votes yet"))
         return GateRequest(action="arbiter-release", deal_id=offer_id, contract=state.contract,
                            facts=tuple(facts), blockers=tuple(blockers),
-                           confirm_code=state.contract[2:6] if state.contract else None,
+                           confirm_code=code_for(state.contract),
                            created_ms=now, token=_secrets.token_hex(8))
 
     async def confirm_release(self, request: GateRequest, typed_code: str = "") -> CaseView:

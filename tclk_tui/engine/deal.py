@@ -16,7 +16,14 @@ from typing import Any
 from tclk_tui.engine.crash import crashpoint
 from tclk_tui.engine.deadlines import deal_deadlines
 from tclk_tui.engine.events import DealAdvanced, Notice
-from tclk_tui.engine.gates import GateAction, GateFact, GateRefused, GateRequest, code_prompt
+from tclk_tui.engine.gates import (
+    GateAction,
+    GateFact,
+    GateRefused,
+    GateRequest,
+    code_for,
+    code_prompt,
+)
 from tclk_tui.engine.legal import DEAL_ACTIONS, Legal, Prospect, in_play, judge, prospect
 from tclk_tui.engine.ports import DealContext
 from tclk_tui.engine.views import Deadlines, DealView, RecordView, TimelineEntry
@@ -640,7 +647,7 @@ class DealSession:
             blockers.append("the venue has already stamped a record after refundAfterMs (this "
                             "computer's clock is behind): the refund window is open")
         late = self.offer["claimByMs"] <= now < self.offer["refundAfterMs"]
-        code = state.contract[2:6] if state.contract else None
+        code = code_for(state.contract)
         return self._request("reveal", facts, blockers, late=late, code=code)
 
     def request_cancel(self) -> GateRequest:

@@ -62,6 +62,12 @@ class GateRequest:
 
 
 
+def code_for(id_hex: str | None) -> str | None:
+    """The code an operator types to confirm an action on a contract (or a deal): the first 4
+    hex of its id, read off the screen, so a key typed by accident cannot confirm."""
+    return id_hex[2:6] if id_hex else None
+
+
 def code_prompt(code: str, *, digits_of: str | None = None) -> str:
     """The prompt for a typed code. With `digits_of` the code is the first 4 hex digits of
     that id, read off the screen (so confirming is a deliberate act), not printed."""

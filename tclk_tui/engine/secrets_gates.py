@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from tclk_tui.engine.deal_book import DealBook
 from tclk_tui.engine.errors import EngineError
-from tclk_tui.engine.gates import GateFact, GateRefused, GateRequest, code_prompt
+from tclk_tui.engine.gates import GateFact, GateRefused, GateRequest, code_for, code_prompt
 from tclk_tui.engine.keeper import VaultKeeper
 from tclk_tui.engine.views import HeldSecret, VaultStatus
 from tclk_tui.vault.errors import VaultError
@@ -69,7 +69,7 @@ class SecretGates:
     def request_secret_reveal(self, deal_id: str) -> GateRequest:
         deal = self.book.find(deal_id)
         blockers = [] if self.keeper.deal_secret(deal.deal_id) else ["no secret held for it"]
-        code = (deal.state.contract or deal.deal_id)[2:6]
+        code = code_for(deal.state.contract or deal.deal_id) or ""  # a deal id is never empty
         digits_of = "contract id" if deal.state.contract else "deal id"
         facts = (GateFact("deal", None, deal.deal_id[:18] + "…"),
                  GateFact("status", None, deal.state.status),
