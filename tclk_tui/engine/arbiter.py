@@ -202,21 +202,23 @@ class RefereeDesk:
                 self._rooms[room] = [r.transcript for r in export.verified]
                 state, _, _ = self._state(offer_id)
             if state.status == "locked" and state.rail and state.rail_ref:
-                await self._check_lock(offer_id, state)
+                await self._check_lock(offer_id, state, state.rail, state.rail_ref)
         return self.cases()
 
-    async def _check_lock(self, offer_id: str, state: ContractState) -> None:
-        rail = self._w.rails.get(state.rail or "")
+    async def _check_lock(self, offer_id: str, state: ContractState, rail_id: str,
+                          ref: str) -> None:
+        """Ask the rail whether the lock announced under `ref` holds the deal's terms."""
+        rail = self._w.rails.get(rail_id)
         if rail is None:
-            self._locks[offer_id] = (state.rail_ref, False,
-                                     f"this wallet has no {state.rail} rail to check it on")
+            self._locks[offer_id] = (ref, False,
+                                     f"this wallet has no {rail_id} rail to check it on")
             return
         try:
-            ok = bool(await rail.verify_lock(lock_terms(state), state.rail_ref))
+            ok = bool(await rail.verify_lock(lock_terms(state), ref))
         except Exception as exc:  # a rail that cannot answer has not shown a lock
-            self._locks[offer_id] = (state.rail_ref, False, f"rail check failed: {exc}")
+            self._locks[offer_id] = (ref, False, f"rail check failed: {exc}")
             return
-        self._locks[offer_id] = (state.rail_ref, ok, "lock verified with matching terms" if ok
+        self._locks[offer_id] = (ref, ok, "lock verified with matching terms" if ok
                                  else "the rail holds no lock with these terms under that ref")
 
     # -- minting -----------------------------------------------------------------------------
@@ -360,17 +362,16 @@ class RefereeDesk:
     async def open_vote(self, offer_id: str) -> RoundView:
         """Post our opening, only once every juror committed or the deadline passed."""
         await self.refresh()
-        state, _, _ = self._state(offer_id)
-        view = self.round_view(offer_id)
+        view = self.round_view(offer_id)  # refuses a case with no contract yet
         if not view.commit_closed:
             waiting = [short(j.did) for j in view.jurors if not j.committed]
             raise EngineError("the commit phase is still open (waiting for "
                               + ", ".join(waiting) + "): opening now would let them copy")
-        raw = self._w.vault.backend.get(VOTE_ENTRY + (state.contract or ""))
+        raw = self._w.vault.backend.get(VOTE_ENTRY + view.contract)
         if raw is None:
             raise EngineError("this wallet has no commitment in this round")
         salt, _, verdict = bytes(raw).decode().partition(" ")
-        await self._w.outbox.publish(deal_room(state.contract), reveal_line(salt, verdict))
+        await self._w.outbox.publish(deal_room(view.contract), reveal_line(salt, verdict))
         await self.refresh()
         return self.round_view(offer_id)
 

@@ -17,6 +17,7 @@ VenueState = Literal[
     "offline"
 ]
 DangerLevel = Literal["calm", "soon", "danger", "past"]
+NoticeLevel = Literal["info", "warning", "error"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +58,7 @@ class VenueStatus:
 class Notice:
     """Something the operator should read (a rejected line, a refused action, a recovery)."""
 
-    level: Literal["info", "warning", "error"]
+    level: NoticeLevel
     text: str
     deal_id: str | None = None
 

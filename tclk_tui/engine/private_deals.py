@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from dataclasses import asdict
 from typing import TYPE_CHECKING
 
 from tclk_tui.engine.errors import EngineError
-from tclk_tui.engine.events import Notice
+from tclk_tui.engine.events import Notice, NoticeLevel
 from tclk_tui.engine.mailbox import Letter
 from tclk_tui.protocol.arbitration import combine_secret, combine_witness
 from tclk_tui.protocol.codec import try_decode_frame
@@ -33,6 +34,7 @@ from tclk_tui.protocol.transcript import TranscriptRecord, verify_transcript_rec
 from tclk_tui.technocore.errors import VenueError
 
 if TYPE_CHECKING:
+    from tclk_tui.engine.deal import DealSession
     from tclk_tui.engine.wallet import Wallet
 
 SETTING_PRIVATE_ACCEPT = "private-accept:"
@@ -41,7 +43,7 @@ POLL_S = 1.0
 ADVERTISE_EVERY_S = 600.0
 
 
-def _note(wallet: Wallet, level: str, text: str, deal_id: str | None = None) -> None:
+def _note(wallet: Wallet, level: NoticeLevel, text: str, deal_id: str | None = None) -> None:
     wallet.events.publish(Notice(level, text, deal_id=deal_id))
 
 
@@ -50,7 +52,10 @@ def _note(wallet: Wallet, level: str, text: str, deal_id: str | None = None) -> 
 
 async def deliver_accept(wallet: Wallet, offer: dict, line: str) -> TranscriptRecord:
     """Sign the accept for the board without posting it there; seal it to the offerer."""
-    nonce = wallet.client.nonces.next(OFFER_ROOM)
+    nonces = wallet.client.nonces
+    if nonces is None:
+        raise EngineError("a private accept is signed: this wallet's venue client has no identity")
+    nonce = nonces.next(OFFER_ROOM)
     sig = wallet.identity.sign(OFFER_ROOM, nonce, line)
     carrier = await wallet.mail.send(offer["from"], {
         "kind": "accept", "nonce": str(nonce), "sig": sig, "line": line})
@@ -120,7 +125,7 @@ def _letter_accept(wallet: Wallet, letter: Letter) -> str | None:
 # -- secrets released to the payee -----------------------------------------------------------
 
 
-def _payee_deal(wallet: Wallet, body: dict):
+def _payee_deal(wallet: Wallet, body: dict) -> tuple[DealSession, Panel]:
     offer_id = body.get("offer")
     if not isinstance(offer_id, str):
         raise EngineError("names no offer")
@@ -156,7 +161,8 @@ def _letter_secret(wallet: Wallet, letter: Letter) -> str | None:
     return None
 
 
-def _share_opens(deal, panel: Panel, juror: int, share: str, lines: dict[str, str]) -> bool:
+def _share_opens(deal: DealSession, panel: Panel, juror: int, share: str,
+                 lines: dict[str, str]) -> bool:
     """Does a point-lock share match the juror's published share point Y_i?"""
     if deal.offer["lock"] != "point":
         return True  # a hash-lock share has nothing public to check until all are in
@@ -241,8 +247,7 @@ def committee_overview(wallet: Wallet) -> list[dict]:
 def _letter_deal_share(wallet: Wallet, letter: Letter) -> str | None:
     """A hash-lock dealer hands this juror its share: keep it in the vault until release."""
     offer_id, share = letter.body.get("offer"), letter.body.get("share")
-    offer = wallet.board.offer_frame(offer_id) if isinstance(offer_id, str) else None
-    if offer is None:
+    if not isinstance(offer_id, str) or (offer := wallet.board.offer_frame(offer_id)) is None:
         return "a dealt share for an offer not on the board"
     try:
         panel = panel_of(offer)
@@ -258,8 +263,10 @@ def _letter_deal_share(wallet: Wallet, letter: Letter) -> str | None:
     return None
 
 
-HANDLERS = {"accept": _letter_accept, "secret": _letter_secret, "share": _letter_share,
-            "deal-share": _letter_deal_share}
+# Each handler returns the reason it refused a letter, or None once it acted on it.
+HANDLERS: dict[str, Callable[[Wallet, Letter], str | None]] = {
+    "accept": _letter_accept, "secret": _letter_secret, "share": _letter_share,
+    "deal-share": _letter_deal_share}
 
 
 async def poll_letters(wallet: Wallet) -> int:
@@ -267,6 +274,7 @@ async def poll_letters(wallet: Wallet) -> int:
     letters = await wallet.mail.poll()
     for letter in letters:
         handler = HANDLERS.get(letter.body.get("kind", ""))
+        reason: str | None
         if handler is None:
             reason = f"a private message of unknown kind {str(letter.body.get('kind'))[:20]!r}"
         else:
