@@ -42,7 +42,9 @@ EXIT_REFUSED = 1
 EXIT_USAGE = 2
 # Subcommands that are not engine operations (hand-written below).
 OWNER_WAIT_ROUNDS = 100  # x 0.1 s: how long a CLI call waits for an owner that is starting
-NON_ENGINE = ("demo", "venue", "vault", "daemon", "agents", "mcp")
+NON_ENGINE = ("demo", "venue", "serve", "vault", "daemon", "agents", "mcp")
+# What textual-serve tells the app it runs under: a browser is its terminal then.
+WEB_DRIVER = "textual.drivers.web_driver:WebDriver"
 
 
 def data_dir(args: argparse.Namespace) -> Path:
@@ -85,7 +87,10 @@ def open_profile_vault(args: argparse.Namespace):
 
 
 def need_terminal(what: str) -> None:
-    """The app draws on a terminal and reads keys from it; without one, say so and stop."""
+    """The app draws on a terminal and reads keys from it; without one, say so and stop.
+    Under `tclk-tui serve` the browser is the terminal: the pipes carry Textual's web driver."""
+    if os.environ.get("TEXTUAL_DRIVER") == WEB_DRIVER:
+        return
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise CommandError("usage", f"{what} needs an interactive terminal (stdin and stdout "
                            "are not one); for headless use run a subcommand, see "
@@ -290,6 +295,57 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    from tclk_tui.tui.serve import check_host, serve
+
+    if args.json:
+        raise CommandError("usage", "serve has no JSON output")
+    check_host(args.host)
+    argv, what = serve_argv(args)
+    serve(argv, args.port, what, say)
+    return 0
+
+
+def serve_argv(args: argparse.Namespace) -> tuple[list[str], str]:
+    """The options each served app starts with (and what it is, in words): the demo, or the
+    operator's profile, venue, data directory and vault, its passphrase by environment only."""
+    if args.demo:
+        return ["demo", "--rail", args.rail], "the demo"
+    argv = ["--profile", args.profile, "--venue", args.venue, "--vault", args.vault]
+    if args.home:
+        argv += ["--home", args.home]
+    passphrase_env = _serve_passphrase_env(args)
+    if passphrase_env:
+        argv += ["--passphrase-env", passphrase_env]
+    return argv, f"the wallet app for profile {args.profile}"
+
+
+def _serve_passphrase_env(args: argparse.Namespace) -> str | None:
+    """Open the profile's vault once here, on the operator's terminal, so a wrong passphrase or
+    a missing vault is said before anything listens; a passphrase typed now reaches each served
+    app through the environment (never its command line), under the name returned."""
+    from tclk_tui.tui.serve import PASSPHRASE_VAR
+    from tclk_tui.vault.chooser import open_vault, vault_file_path
+
+    if args.passphrase_env:
+        open_profile_vault(args)
+        return args.passphrase_env
+    typed: list[str] = []
+    prompt = _passphrase_prompt(args.profile, vault_file_path(args.profile, data_dir(args)))
+
+    def ask() -> str:
+        assert prompt is not None
+        typed.append(prompt())
+        return typed[-1]
+
+    open_vault(args.profile, data_dir(args), prefer=args.vault,
+               passphrase=ask if prompt is not None else None)
+    if not typed:
+        return None
+    os.environ[PASSPHRASE_VAR] = typed[-1]
+    return PASSPHRASE_VAR
+
+
 def cmd_agents(args: argparse.Namespace) -> int:
     from tclk_tui.agents import cli as agents_cli
 
@@ -486,6 +542,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=port_number, default=8080,
                    help="port to listen on (default 8080)")
     p.add_argument("--data-dir", help="persist rooms and notes in this directory")
+    p = add("serve", cmd_serve, "serve the app to a browser on 127.0.0.1 (reach it over ssh -L)",
+            "Serve the app to a web browser through textual-serve. It listens on 127.0.0.1 "
+            "only, since it has no authentication: from another machine, tunnel to it with "
+            "ssh -L 8000:127.0.0.1:8000 host and open http://127.0.0.1:8000/. Each open page "
+            "runs its own app: the profile's (attached to its owner when one runs), or with "
+            "--demo a demo of its own.")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="address to listen on: 127.0.0.1 (or localhost) only")
+    p.add_argument("--port", type=port_number, default=8000,
+                   help="port to listen on (default 8000)")
+    p.add_argument("--demo", action="store_true",
+                   help="serve the demo (a throwaway profile and local venue per page)")
+    p.add_argument("--rail", choices=("paper", "evm-htlc"), default="paper",
+                   help="the demo's rail (with --demo; default paper, settles nothing)")
     p = add("daemon", cmd_daemon, "own the profile headless and serve the control socket")
     p.add_argument("daemon_command", nargs="?", choices=("run", "status", "stop"),
                    default="run", help="run in the foreground (default), or ask the running "
