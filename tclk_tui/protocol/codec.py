@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from decimal import Decimal
 from typing import Any, Final
 
@@ -321,8 +321,33 @@ def _reject_constant(name: str) -> Any:
 
 
 _MS_FIELDS: Final = ("claimByMs", "refundAfterMs", "expiresMs")
-# Built once: `json.loads(..., parse_constant=...)` would build a new decoder per line.
+# Built once: `json.loads(..., parse_constant=...)` would build a new decoder per line. Its
+# scanner is called on the line itself (from after the prefix), as `JSONDecoder.decode` would
+# call it on a copy of the body: same values, same failures, no copy.
 _DECODER: Final = json.JSONDecoder(parse_constant=_reject_constant)
+_SCAN: Final[Callable[[str, int], tuple[Any, int]]] = (
+    _DECODER.scan_once  # type: ignore[attr-defined]
+)
+_JSON_SPACE_RE: Final = re.compile(r"[ \t\n\r]*")  # json.decoder.WHITESPACE
+
+
+def _is_printable_ascii(text: str) -> bool:
+    """`PRINTABLE_ASCII_RE.fullmatch(text)`: for ASCII text, `isprintable` admits exactly
+    U+0020..U+007E (a test checks every ASCII code point), and both are C loops."""
+    return text.isascii() and text.isprintable()
+
+
+def _parse_body(text: str) -> Any:
+    """`JSONDecoder.decode(text[6:])` without the copy; raises ValueError or RecursionError."""
+    lead = _JSON_SPACE_RE.match(text, len(TCLK_PREFIX))  # always matches, maybe empty
+    try:
+        value, end = _SCAN(text, lead.end() if lead is not None else len(TCLK_PREFIX))
+    except StopIteration:
+        raise ValueError("Expecting value") from None
+    trail = _JSON_SPACE_RE.match(text, end)
+    if (trail.end() if trail is not None else end) != len(text):
+        raise ValueError("Extra data")
+    return value
 
 
 def encode_frame(frame: Mapping[str, Any]) -> str:
@@ -330,16 +355,12 @@ def encode_frame(frame: Mapping[str, Any]) -> str:
 
     Raises FrameError with the reference's message for the first violation.
     """
-    # Imported here, not at the top: frames imports ids, which imports this module.
-    from tclk_tui.protocol.frames import validate_frame
-    from tclk_tui.protocol.rails import check_emission_rails
-
-    validate_frame(frame)
-    check_emission_rails(frame)
+    _frames.validate_frame(frame)
+    _rails.check_emission_rails(frame)
     line = TCLK_PREFIX + to_ascii(canonical_json(frame))
     if len(line) > MAX_FRAME_CHARS:  # ASCII after to_ascii, so len counts code units
         raise FrameError(_cap_message(len(line)))
-    if PRINTABLE_ASCII_RE.fullmatch(line) is None:
+    if not _is_printable_ascii(line):
         raise FrameError("tclk: frame line contains non-printable-ASCII characters")
     return line
 
@@ -351,18 +372,15 @@ def decode_frame(text: object) -> dict[str, Any]:
     printable-ASCII guard, JSON parse (NaN/Infinity literals refused), `validate_frame`.
     Integral ms values written as floats or exponents come back as ints.
     """
-    from tclk_tui.protocol.frames import validate_frame  # see encode_frame
-
-    if not is_tclk_line(text):
+    if not isinstance(text, str) or not text.startswith(TCLK_PREFIX):  # is_tclk_line
         raise FrameError("tclk: not a tclk/1 line")
-    assert isinstance(text, str)
-    length = utf16_len(text)
+    length = len(text) if text.isascii() else utf16_len(text)
     if length > MAX_FRAME_CHARS:
         raise FrameError(_cap_message(length))
-    if PRINTABLE_ASCII_RE.fullmatch(text) is None:
+    if not _is_printable_ascii(text):
         raise FrameError("tclk: frame line contains non-printable-ASCII characters")
     try:
-        parsed = _DECODER.decode(text[len(TCLK_PREFIX) :])
+        parsed = _parse_body(text)
     except RecursionError:
         # The reference's parser would accept nesting this deep (only possible inside the
         # unchecked `job.type`/`presig.type` values); this port refuses it.
@@ -370,7 +388,7 @@ def decode_frame(text: object) -> dict[str, Any]:
     except ValueError:
         raise FrameError("tclk: frame is not valid JSON") from None
     try:
-        frame = validate_frame(parsed)
+        frame = _frames.validate_frame(parsed)
     except RecursionError:
         raise FrameError("tclk: frame is nested too deeply") from None
     if frame.get("type") == "offer":
@@ -387,3 +405,9 @@ def try_decode_frame(text: object) -> dict[str, Any] | None:
         return decode_frame(text)
     except FrameError:
         return None
+
+
+# Bound at the end, not the top: both reach back into this module (frames through ids, rails
+# through quoting). The modules are looked up once here, not by an import on every call.
+from tclk_tui.protocol import frames as _frames  # noqa: E402
+from tclk_tui.protocol import rails as _rails  # noqa: E402

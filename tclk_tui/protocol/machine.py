@@ -524,25 +524,32 @@ def open_contract(offer: Mapping[str, Any]) -> ContractState:
     return _open_validated(offer)
 
 
-def _apply_validated(state: ContractState, frame: Frame, now_ms: Now) -> Step:
-    """`apply_frame` after the clock and `validate_frame` checks (the fold has done both)."""
+def _judge(state: ContractState, frame: Frame, now_ms: Now) -> tuple[ContractState, str | None]:
+    """(next state, None) or (the same state, why not), after the clock and `validate_frame`
+    checks. A plain pair, so a fold pays for no `Step` it would unpack at once."""
     try:
         kind = frame.get("type")
         if kind == "offer":
-            return Step(state, False, "contract is already open")
+            return state, "contract is already open"
         rule = RULES.get(kind) if isinstance(kind, str) else None
         if rule is None:
-            return Step(state, False, f"tclk: unknown frame type: {quote(kind)}")
+            return state, f"tclk: unknown frame type: {quote(kind)}"
         target = NEXT_STATUS.get((state.status, rule.frame_type))
         if target is None:
-            return Step(state, False, rule.wrong_status(state.status))
+            return state, rule.wrong_status(state.status)
         for guard in rule.guards:
             reason = guard(state, frame, now_ms)
             if reason is not None:
-                return Step(state, False, reason)
-        return Step(rule.effect(state, frame, target), True, None)
+                return state, reason
+        return rule.effect(state, frame, target), None
     except Exception as exc:  # fail closed: hostile input never escapes as an exception
-        return Step(state, False, f"tclk: frame could not be applied ({type(exc).__name__})")
+        return state, f"tclk: frame could not be applied ({type(exc).__name__})"
+
+
+def _apply_validated(state: ContractState, frame: Frame, now_ms: Now) -> Step:
+    """`apply_frame` after the clock and `validate_frame` checks."""
+    after, reason = _judge(state, frame, now_ms)
+    return Step(after, reason is None, reason)
 
 
 def apply_frame(state: ContractState, frame: object, now_ms: object) -> Step:

@@ -16,7 +16,7 @@ Where this module is deliberately stricter than the TypeScript reference:
 
 from __future__ import annotations
 
-import base64
+import binascii
 import datetime as _dt
 import json
 import re
@@ -35,7 +35,7 @@ from tclk_tui.protocol.jsondepth import too_deep
 from tclk_tui.protocol.machine import (
     ContractState,
     ReadMapping,
-    _apply_validated,
+    _judge,
     _open_validated,
     accept_core,
 )
@@ -57,6 +57,7 @@ TIMESTAMP_RE: Final = re.compile(
 )
 _EPOCH_ORDINAL: Final = _dt.date(1970, 1, 1).toordinal()
 _SURROGATE_RE: Final = re.compile("[\ud800-\udfff]")
+_URLSAFE: Final = bytes.maketrans(b"-_", b"+/")
 
 
 # ------------------------------------------------------------------------------------ records
@@ -176,9 +177,12 @@ def _verify_fields(fields: tuple[Any, ...] | None) -> str | None:
     room, seq, stamp, line, sender, nonce, signature = fields
     if not isinstance(room, str) or not _room_ok(room):
         return "record has an invalid room name"
-    if not _is_safe_index(seq):
+    # Plain ints in range first (every record a venue writes), the full rule otherwise.
+    if not (type(seq) is int and 0 <= seq <= MAX_SAFE_INTEGER) and not _is_safe_index(seq):
         return "record seq must be a non-negative safe integer"
-    if not _is_safe_index(stamp):
+    if not (
+        type(stamp) is int and 0 <= stamp <= MAX_SAFE_INTEGER
+    ) and not _is_safe_index(stamp):
         return "record timestampMs must be a non-negative safe integer"
     if not isinstance(line, str):
         return "record line must be a string"
@@ -186,7 +190,7 @@ def _verify_fields(fields: tuple[Any, ...] | None) -> str | None:
         return "record sender must be a string"
     if nonce is None or signature is None:
         return "record is unsigned"
-    if isinstance(nonce, int) and not isinstance(nonce, bool):
+    if type(nonce) is not str and isinstance(nonce, int) and not isinstance(nonce, bool):
         nonce = str(nonce)  # JS template strings render a numeric nonce as its digits
     if not isinstance(nonce, str) or RECORD_NONCE_RE.fullmatch(nonce) is None:
         return "record nonce is not canonical decimal"
@@ -197,8 +201,10 @@ def _verify_fields(fields: tuple[Any, ...] | None) -> str | None:
         return "record sender is not an Ed25519 did:key"
     try:
         # libsodium directly: the fold's one unavoidable cost, without a wrapper around it.
-        crypto_sign_open(base64.urlsafe_b64decode(signature + "==")
-                         + signed_message(room, nonce, line), public_key)
+        # SIGNATURE_RE admitted only base64url letters, so a table swap and the C decoder
+        # read it exactly as `base64.urlsafe_b64decode` would.
+        raw = binascii.a2b_base64(signature.encode("ascii").translate(_URLSAFE) + b"==")
+        crypto_sign_open(raw + signed_message(room, nonce, line), public_key)
     except Exception:
         return "record signature does not verify"
     return None
@@ -360,8 +366,10 @@ def _fold_one(
     state: ContractState | None,
     fields: tuple[Any, ...] | None,
     binding: str,
+    rooms: dict[str, str],
 ) -> tuple[ContractState | None, str | None, bool, str | None]:
-    """(next state, frame type, ok, reason) for one record."""
+    """(next state, frame type, ok, reason) for one record; `rooms` remembers, for this fold
+    only, the deal room derived from each contract id already seen."""
     reason = _verify_fields(fields)
     if reason is not None:
         return state, None, False, reason
@@ -384,12 +392,14 @@ def _fold_one(
     if kind in ("offer", "accept") or state.contract is None or binding == "offer-room":
         expected = OFFER_ROOM
     else:
-        expected = deal_room(state.contract)
+        known = rooms.get(state.contract)
+        expected = known if known is not None else deal_room(state.contract)
+        rooms[state.contract] = expected
     if room != expected:
         where = "tclk-offers" if expected == OFFER_ROOM else f"the derived deal room {expected}"
         return state, kind, False, f"{kind} must be posted in {where}"
-    step = _apply_validated(state, frame, stamp)
-    return step.state, kind, step.ok, step.reason
+    after, reason = _judge(state, frame, stamp)
+    return after, kind, reason is None, reason
 
 
 def fold_transcript(records: Iterable[object], room_binding: str = "strict") -> Fold:
@@ -402,6 +412,7 @@ def fold_transcript(records: Iterable[object], room_binding: str = "strict") -> 
         raise TclkError(f"tclk: unknown roomBinding {quote(room_binding)}")
     state: ContractState | None = None
     steps: list[FoldStep] = []
+    rooms: dict[str, str] = {}
     for index, record in enumerate(records):
         try:
             fields = _record_fields(record)
@@ -410,7 +421,7 @@ def fold_transcript(records: Iterable[object], room_binding: str = "strict") -> 
         room = fields[0] if fields is not None and isinstance(fields[0], str) else ""
         seq = fields[1] if fields is not None and _is_safe_index(fields[1]) else -1
         try:
-            state, kind, ok, reason = _fold_one(state, fields, room_binding)
+            state, kind, ok, reason = _fold_one(state, fields, room_binding, rooms)
         except Exception as exc:  # fail closed: a hostile record is a failed step, never a crash
             failure = type(exc).__name__
             kind, ok, reason = None, False, f"tclk: record could not be folded ({failure})"

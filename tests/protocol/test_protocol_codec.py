@@ -358,6 +358,32 @@ def test_decode_ascii_guard(bad: str) -> None:
     assert decode_reason(line.replace("unresponsive", "unresp" + bad)) == NON_PRINTABLE
 
 
+@pytest.mark.parametrize("code", range(0x80))
+def test_decode_ascii_guard_admits_exactly_space_to_tilde(code: int) -> None:
+    char = chr(code)
+    line = GOLDEN["cancel"]["line"].replace("unresponsive", "unresp" + char)
+    if not 0x20 <= code <= 0x7E:
+        assert decode_reason(line) == NON_PRINTABLE
+    elif char in '"\\':  # printable, but it breaks the JSON string it was put in
+        assert decode_reason(line) == "tclk: frame is not valid JSON"
+    else:
+        assert decode_frame(line)["reason"] == "counterparty unresp" + char
+
+
+@given(st.characters(min_codepoint=0x80))
+def test_decode_ascii_guard_refuses_every_non_ascii_character(char: str) -> None:
+    line = GOLDEN["cancel"]["line"].replace("unresponsive", "unresp" + char)
+    assert decode_reason(line) == NON_PRINTABLE
+
+
+def test_decode_admits_spaces_around_the_json_body_only() -> None:
+    body = GOLDEN["cancel"]["line"][len(TCLK_PREFIX) :]
+    assert decode_frame("tclk1    " + body + "   ") == decode_frame(GOLDEN["cancel"]["line"])
+    assert decode_reason("tclk1 " + body + " x") == "tclk: frame is not valid JSON"
+    assert decode_reason("tclk1 " + body + body) == "tclk: frame is not valid JSON"
+    assert decode_reason("tclk1    ") == "tclk: frame is not valid JSON"
+
+
 def test_decode_guards_apply_to_the_prefix_part_too() -> None:
     assert decode_reason("tclk1 \x7f" + GOLDEN["cancel"]["line"][6:]) == NON_PRINTABLE
 
