@@ -50,7 +50,7 @@ STOP_TIMEOUT_S = 20.0
 # The environment variable a passphrase typed at `serve` reaches the served apps through.
 PASSPHRASE_VAR = "TCLK_SERVE_PASSPHRASE"  # noqa: S105 (a variable's name)
 # The largest terminal a page may ask for, in cells either way.
-MAX_CELLS = 1000
+MAX_CELLS = 500
 
 
 def check_host(host: str) -> str:
@@ -94,6 +94,7 @@ class LoopbackServer(Server):
     def __init__(self, command: str, port: int) -> None:
         super().__init__(command, host=HOST, port=port, title=TITLE)
         self._sockets: set[web.WebSocketResponse] = set()
+        self._sessions: set[asyncio.Future[None]] = set()
 
     @property
     def url(self) -> str:
@@ -130,16 +131,25 @@ class LoopbackServer(Server):
             "title": TITLE, "static_url": STATIC_URL, "font_size": font_size})
 
     async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
-        """One browser page: its own app process, fed the page's keys and sizes."""
+        """One browser page: its own app process, fed the page's keys and sizes.
+
+        The session runs in a task of its own, so a stopping server (which cancels request
+        handlers) does not cut it short: `_end_sessions` waits for each app to quit."""
         websocket = web.WebSocketResponse(heartbeat=15)
         width = _cells(request.query.get("width"), 80)
         height = _cells(request.query.get("height"), 24)
         await websocket.prepare(request)
-        self._sockets.add(websocket)
+        session = asyncio.ensure_future(self._session(websocket, width, height))
+        self._sessions.add(session)
+        session.add_done_callback(self._sessions.discard)
+        await asyncio.shield(session)
+        return websocket
 
+    async def _session(self, websocket: web.WebSocketResponse, width: int, height: int) -> None:
         async def close() -> None:
             await websocket.close()
 
+        self._sockets.add(websocket)
         try:
             service = _AppService(self.command, write_bytes=websocket.send_bytes,
                                   write_str=websocket.send_str, close=close,
@@ -148,16 +158,17 @@ class LoopbackServer(Server):
             try:
                 await _relay(websocket, service)
             finally:
-                await service.stop()  # tells the app to quit, and waits for it
+                await service.stop()  # tells the app to quit, and waits for it to end
         finally:
             self._sockets.discard(websocket)
-        return websocket
 
     async def _end_sessions(self, app: web.Application) -> None:
-        """Closing each page's socket makes its handler tell its app to quit and wait for it,
+        """Closing each page's socket makes its session tell its app to quit and wait for it,
         so every wallet is closed and every demo profile deleted before the server ends."""
         for websocket in list(self._sockets):
             await websocket.close(code=WSCloseCode.GOING_AWAY, message=b"server stopping")
+        if self._sessions:
+            await asyncio.wait(list(self._sessions), timeout=STOP_TIMEOUT_S)
 
     async def run(self, announce: Callable[[str], None]) -> None:
         """Listen, say where, and serve until SIGINT, SIGTERM or SIGHUP."""

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.serve.browser import chromium
+
 ROOT = Path(__file__).resolve().parents[2]
 START_TIMEOUT_S = 60.0
 STOP_TIMEOUT_S = 60.0
@@ -105,3 +107,17 @@ def demo_tmp(tmp_path: Path) -> Path:
     path = tmp_path / "tmp"
     path.mkdir()
     return path
+
+
+@pytest.fixture
+def browser() -> Iterator[object]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        # Root in a container: chromium's own sandbox needs user namespaces it may not have.
+        instance = playwright.chromium.launch(executable_path=chromium(), headless=True,
+                                              args=["--no-sandbox"])
+        try:
+            yield instance
+        finally:
+            instance.close()
