@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tclk_tui.engine.board import VERIFY_THREADS, OffersBoard
+from tclk_tui.engine.board import OffersBoard
 from tclk_tui.engine.views import BoardQuery, OfferDraft
 from tclk_tui.engine.wallet import Wallet
 from tclk_tui.protocol.adaptor import get_public_key
@@ -31,6 +31,7 @@ from tclk_tui.protocol.transcript import TranscriptRecord, verify_transcript_rec
 from tclk_tui.rails.memory import MemoryRail
 from tclk_tui.rehearsal.runner import start_venue
 from tclk_tui.technocore.identity import Identity
+from tclk_tui.technocore.verify import VERIFY_THREADS
 from tclk_tui.vault.file_backend import FileVaultBackend
 from tclk_tui.vault.file_format import KdfParams
 from tclk_tui.vault.seed import Vault

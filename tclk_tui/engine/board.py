@@ -7,42 +7,20 @@ offer: the board is written by strangers.
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
+from tclk_tui.engine.decoded import DecodedLines
 from tclk_tui.engine.events import BoardChanged
 from tclk_tui.engine.views import BoardQuery, OfferRow
-from tclk_tui.protocol.codec import decode_frame
 from tclk_tui.protocol.errors import TclkError
 from tclk_tui.protocol.ids import contract_id
 from tclk_tui.protocol.locks import is_valid_statement
 from tclk_tui.protocol.naming import OFFER_ROOM
 from tclk_tui.protocol.panel import Panel, panel_of, panel_statement
-from tclk_tui.protocol.transcript import (
-    TranscriptRecord,
-    VerifyResult,
-    verify_transcript_record,
-)
-
-# A whole ring of the board (up to ~20,000 records) arrives at start-up. Ed25519 verification
-# dominates its cost and libsodium releases the GIL, so large batches are verified on a few
-# threads; small live batches stay on the caller's thread.
-PARALLEL_VERIFY_MIN = 1024
-VERIFY_THREADS = max(1, min(4, os.cpu_count() or 1))
-
-
-def verify_records(records: list[TranscriptRecord]) -> list[VerifyResult]:
-    """`verify_transcript_record` over a batch, in order, in parallel when it pays."""
-    if len(records) < PARALLEL_VERIFY_MIN or VERIFY_THREADS == 1:
-        return [verify_transcript_record(r) for r in records]
-    size = -(-len(records) // VERIFY_THREADS)
-    chunks = [records[i:i + size] for i in range(0, len(records), size)]
-    with ThreadPoolExecutor(max_workers=len(chunks)) as pool:
-        parts = pool.map(lambda chunk: [verify_transcript_record(r) for r in chunk], chunks)
-        return [verdict for part in parts for verdict in part]
+from tclk_tui.protocol.transcript import TranscriptRecord, VerifyResult
+from tclk_tui.technocore.verify import verify_records
 
 STATEMENT_LINE_PREFIX = "tclk1-statement "
 
@@ -96,12 +74,14 @@ class OffersBoard:
     def ingest(
         self, records: Iterable[TranscriptRecord], now_ms: int | None = None, *,
         verdicts: Sequence[VerifyResult] | None = None,
+        decoded: DecodedLines | None = None,
     ) -> BoardChanged:
         """Fold new board records in; returns which offers appeared or changed.
 
         `verdicts`, when given, are `verify_transcript_record` results the caller already has
         for exactly these records (the venue client verifies every record it parses), so the
-        signatures are not checked twice.
+        signatures are not checked twice; `decoded` shares the batch's decoded frames with the
+        caller (the journal and the routing of accepts read the same lines).
         """
         if now_ms is not None:
             self._now_ms = now_ms
@@ -120,8 +100,9 @@ class OffersBoard:
         unknown = [r for r, v in pairs if v is None]
         computed = iter(verify_records(unknown))
         checked = [(r, v if v is not None else next(computed)) for r, v in pairs]
+        lines = decoded if decoded is not None else DecodedLines()
         for record, verdict in checked:
-            outcome = self._ingest_one(record, verdict)
+            outcome = self._ingest_one(record, verdict, lines)
             if outcome is None:
                 continue
             kind, detail = outcome
@@ -153,8 +134,8 @@ class OffersBoard:
             reason = OTHER_REJECT_REASONS
         self._rejected[reason] += 1
 
-    def _ingest_one(self, record: TranscriptRecord,
-                    verdict: VerifyResult) -> tuple[str, str] | None:
+    def _ingest_one(self, record: TranscriptRecord, verdict: VerifyResult,
+                    decoded: DecodedLines) -> tuple[str, str] | None:
         key = (record.seq, hash(record.line))
         if key in self._seen:
             return None
@@ -166,10 +147,9 @@ class OffersBoard:
         statement = parse_statement_line(record.line)
         if statement is not None:
             return self._ingest_statement(record, *statement)
-        try:
-            frame = decode_frame(record.line)
-        except TclkError as exc:
-            return "rejected", str(exc)
+        frame, reason = decoded.decode(record.line)
+        if frame is None:
+            return "rejected", str(reason)
         if frame.get("from") != record.sender:
             return "rejected", f"{frame['type']}.from does not match the record sender"
         kind = frame["type"]

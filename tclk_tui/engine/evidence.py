@@ -10,6 +10,7 @@ import dataclasses
 from collections.abc import Callable
 
 from tclk_tui.engine.deal import DealSession
+from tclk_tui.engine.decoded import DecodedLines
 from tclk_tui.engine.keeper import VaultKeeper
 from tclk_tui.protocol.codec import try_decode_frame
 from tclk_tui.protocol.locks import verify_secret
@@ -27,21 +28,23 @@ class Evidence:
         self.keeper = keeper
         self._deal_in_room = deal_in_room
 
-    def add(self, records: list[VenueRecord]) -> None:
-        """One transaction for the batch: a whole ring arrives at start-up."""
+    def add(self, records: list[VenueRecord], decoded: DecodedLines | None = None) -> None:
+        """One transaction for the batch: a whole ring arrives at start-up. `decoded` shares
+        the batch's decoded frames with whoever reads the same lines next."""
+        lines = decoded if decoded is not None else DecodedLines()
         self.journal.add_records([
             RecordRow(room=r.room, generation=r.generation or 0, seq=r.seq,
                       ts_ms=r.timestamp_ms, sender=r.sender, nonce=r.nonce, sig=r.sig,
-                      line=self.redacted(r.room, r.text), received_ms=0)
+                      line=self.redacted(r.room, r.text, lines), received_ms=0)
             for r in records])
 
-    def redacted(self, room: str, line: str) -> str:
+    def redacted(self, room: str, line: str, decoded: DecodedLines | None = None) -> str:
         """The line to journal: a reveal's secret goes to the vault, never to SQLite.
 
         Published or not, a secret in the journal file outlives every deal; the journal keeps
         a placeholder and `as_transcript` restores the exact signed line when reading back.
         """
-        frame = try_decode_frame(line)
+        frame = decoded.frame(line) if decoded is not None else try_decode_frame(line)
         if frame is None or frame["type"] != "reveal":
             return line
         secret = frame["secret"]

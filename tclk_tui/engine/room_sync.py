@@ -14,9 +14,9 @@ from tclk_tui.engine.background import Background
 from tclk_tui.engine.board import OffersBoard
 from tclk_tui.engine.deal import DealSession
 from tclk_tui.engine.deal_book import DealBook
+from tclk_tui.engine.decoded import DecodedLines
 from tclk_tui.engine.events import EventBus, Notice, VenueState, VenueStatus
 from tclk_tui.engine.evidence import Evidence
-from tclk_tui.protocol.codec import try_decode_frame
 from tclk_tui.protocol.naming import OFFER_ROOM
 from tclk_tui.protocol.transcript import TranscriptRecord, VerifyResult
 from tclk_tui.store.journal import Journal
@@ -66,8 +66,9 @@ class RoomSync:
         journal row is written last so a settled deal never reads as merely accepted.
         """
         board = self.evidence.records(OFFER_ROOM)
-        self.board.ingest(board, now_ms=self.now_ms())
-        self.route_board(board)
+        decoded = DecodedLines()
+        self.board.ingest(board, now_ms=self.now_ms(), decoded=decoded)
+        self.route_board(board, decoded)
         for deal in restored:
             if deal.room:
                 deal.ingest_room(self.evidence.records(deal.room))
@@ -98,7 +99,8 @@ class RoomSync:
         signed = [r for r in records if r.verified]
         cursor = self.journal.cursor(room)
         done = cursor.seq if cursor is not None and cursor.generation == (generation or 0) else 0
-        self.evidence.add([r for r in signed if r.seq > done])
+        decoded = DecodedLines()  # each line decoded once for the journal, board and routing
+        self.evidence.add([r for r in signed if r.seq > done], decoded)
         if complete and signed and signed[-1].seq > done:
             self.journal.set_cursor(room, generation or 0, signed[-1].seq)
         transcript = [r.transcript for r in signed]
@@ -110,13 +112,14 @@ class RoomSync:
             # The board sees unverified records too, so it can count them by reason.
             changed = self.board.ingest(
                 [r.transcript for r in records], now_ms=self.now_ms(),
-                verdicts=[VerifyResult(r.verified, r.unverified_reason) for r in records])
+                verdicts=[VerifyResult(r.verified, r.unverified_reason) for r in records],
+                decoded=decoded)
             if changed.added or changed.updated or changed.rejected:
                 self.events.publish(changed)
             for record in transcript:
                 if record.sender == self.did and self.book.recover(record, self.board):
                     self.events.publish(changed)
-            self.route_board(transcript)
+            self.route_board(transcript, decoded)
             if changed.added and self.following:
                 self._on_new_senders()
         else:
@@ -131,10 +134,12 @@ class RoomSync:
         if changed.rejected:
             self.events.publish(changed)
 
-    def route_board(self, transcript: list[TranscriptRecord]) -> None:
+    def route_board(self, transcript: list[TranscriptRecord],
+                    decoded: DecodedLines | None = None) -> None:
         """Hand each accept and board cancel to the deal it names."""
+        lines = decoded if decoded is not None else DecodedLines()
         for record in transcript:
-            frame = try_decode_frame(record.line)
+            frame = lines.frame(record.line)
             if frame is None:
                 continue
             if frame["type"] == "accept":

@@ -362,6 +362,16 @@ class Journal:
         )
 
     def _insert_record(self, conn: sqlite3.Connection, r: RecordRow, now: int) -> RecordInsert:
+        # Insert first (the usual case: a record not seen before, one statement); only a
+        # collision on either unique key, which writes nothing, is looked at to tell a
+        # duplicate from a conflict.
+        inserted = conn.execute(
+            f"INSERT INTO records ({self._RECORD_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "  # noqa: S608
+            "ON CONFLICT DO NOTHING",
+            (r.room, r.generation, r.seq, r.ts_ms, r.sender, r.nonce, r.sig, r.line, now),
+        )
+        if inserted.rowcount == 1:
+            return RecordInsert.INSERTED
         found = conn.execute(
             "SELECT id, generation, seq, ts_ms, sender, nonce, line FROM records "
             "WHERE room = ? AND generation = ? AND seq = ?",
@@ -373,15 +383,9 @@ class Journal:
                 "WHERE room = ? AND sender = ? AND nonce = ?",
                 (r.room, r.sender, r.nonce),
             ).fetchall()
-        if found:
-            incoming = (r.generation, r.seq, r.ts_ms, r.sender, r.nonce, r.line)
-            same = len({f[0] for f in found}) == 1 and tuple(found[0][1:]) == incoming
-            return RecordInsert.DUPLICATE if same else RecordInsert.CONFLICT
-        conn.execute(
-            f"INSERT INTO records ({self._RECORD_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",  # noqa: S608
-            (r.room, r.generation, r.seq, r.ts_ms, r.sender, r.nonce, r.sig, r.line, now),
-        )
-        return RecordInsert.INSERTED
+        incoming = (r.generation, r.seq, r.ts_ms, r.sender, r.nonce, r.line)
+        same = len({f[0] for f in found}) == 1 and tuple(found[0][1:]) == incoming
+        return RecordInsert.DUPLICATE if same else RecordInsert.CONFLICT
 
     def records(
         self,

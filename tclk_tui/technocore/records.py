@@ -16,12 +16,14 @@ from tclk_tui.protocol.didkey import DID_RE
 from tclk_tui.protocol.jsondepth import too_deep
 from tclk_tui.protocol.transcript import (
     TranscriptRecord,
+    VerifyResult,
     transcript_record,
     verify_transcript_record,
 )
 from tclk_tui.technocore.errors import MalformedResponse
 from tclk_tui.technocore.identity import MAX_NONCE, MAX_TEXT_CHARS, is_name
 from tclk_tui.technocore.sweep import survives_sweep
+from tclk_tui.technocore.verify import verify_records
 
 MAX_RAW_REPR = 200
 
@@ -34,12 +36,21 @@ def _reject_constant(name: str) -> object:
     raise ValueError(f"JSON constant {name} is not allowed")
 
 
+# Built once: `json.loads(..., parse_constant=...)` builds a new decoder on every call, and an
+# export is parsed one line at a time.
+_STRICT_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+
+
 def loads_strict(data: bytes | str) -> object:
     """json.loads that refuses NaN/Infinity and survives hostile nesting or giant numbers."""
     try:
         if too_deep(data):
             raise RecursionError
-        return json.loads(data, parse_constant=_reject_constant)
+        if isinstance(data, bytes | bytearray):  # as json.loads reads bytes
+            data = bytes(data).decode(json.detect_encoding(data), "surrogatepass")
+        elif data.startswith("\ufeff"):
+            raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", data, 0)
+        return _STRICT_DECODER.decode(data)
     except RecursionError as exc:
         raise ValueError("JSON nested too deeply") from exc
     except UnicodeDecodeError as exc:
@@ -110,8 +121,8 @@ def _nonce_text(value: object) -> object:
     return value
 
 
-def parse_record(room: str, message: object, generation: int | None) -> VenueRecord:
-    """Accept one venue message (JSON view item or export row) or raise RecordError."""
+def _checked(room: str, message: object) -> TranscriptRecord:
+    """Every check of `parse_record` but the signature's; raises RecordError."""
     if not isinstance(message, dict):
         raise RecordError("record is not a JSON object")
     normalised = dict(message)
@@ -131,26 +142,39 @@ def parse_record(room: str, message: object, generation: int | None) -> VenueRec
     sender = base.sender
     if not (is_name(sender) or DID_RE.fullmatch(sender)):
         raise RecordError("record sender is neither a nickname nor a did:key")
+    return base
+
+
+def _venue_record(room: str, message: dict, base: TranscriptRecord, generation: int | None,
+                  verdict: VerifyResult | None) -> VenueRecord:
+    """The record, given the verdict on its signature (None when it carries none)."""
     verified = False
     reason: str | None = "record is unsigned"
-    if base.signature is not None:
-        result = verify_transcript_record(base)
-        if not result.ok:
-            raise RecordError(result.reason or "record signature does not verify")
+    if verdict is not None:
+        if not verdict.ok:
+            raise RecordError(verdict.reason or "record signature does not verify")
         verified, reason = True, None
     return VenueRecord(
         room=room,
         seq=base.seq,
         ts=message["ts"],
         timestamp_ms=base.timestamp_ms,
-        sender=sender,
-        text=text,
+        sender=base.sender,
+        text=base.line,
         nonce=base.nonce,
         sig=base.signature,
         generation=generation,
         verified=verified,
         unverified_reason=reason,
     )
+
+
+def parse_record(room: str, message: object, generation: int | None) -> VenueRecord:
+    """Accept one venue message (JSON view item or export row) or raise RecordError."""
+    base = _checked(room, message)
+    assert isinstance(message, dict)
+    verdict = verify_transcript_record(base) if base.signature is not None else None
+    return _venue_record(room, message, base, generation, verdict)
 
 
 def _raw_seq(message: object) -> int | None:
@@ -167,12 +191,27 @@ def _accept_in_order(
     generation: int | None,
     after: int | None,
 ) -> tuple[list[VenueRecord], list[Malformed]]:
+    # Shape first, on this thread; then every signature of the batch at once (on a few threads
+    # when it is a whole ring); then, in venue order, each verdict and the seq order. A record
+    # refused for any reason never moves `previous`, exactly as when each was parsed in turn.
+    checked: list[TranscriptRecord | RecordError] = []
+    for message in messages:
+        try:
+            checked.append(_checked(room, message))
+        except RecordError as exc:
+            checked.append(exc)
+    signed = [c for c in checked if isinstance(c, TranscriptRecord) and c.signature is not None]
+    verdicts = iter(verify_records(signed))
     records: list[VenueRecord] = []
     malformed: list[Malformed] = []
     previous = after
-    for message in messages:
+    for message, base in zip(messages, checked, strict=True):
         try:
-            record = parse_record(room, message, generation)
+            if isinstance(base, RecordError):
+                raise base
+            verdict = next(verdicts) if base.signature is not None else None
+            assert isinstance(message, dict)
+            record = _venue_record(room, message, base, generation, verdict)
         except RecordError as exc:
             malformed.append(Malformed(_short(message), str(exc), _raw_seq(message)))
             continue

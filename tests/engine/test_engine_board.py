@@ -166,10 +166,10 @@ async def test_capability_hints_come_from_did_notes(pair: Pair):
 def test_parallel_batch_verification_gives_the_serial_verdicts_in_order():
     from nacl.signing import SigningKey
 
-    from tclk_tui.engine.board import PARALLEL_VERIFY_MIN, verify_records
     from tclk_tui.protocol.didkey import did_key_from_public_key
     from tclk_tui.protocol.transcript import TranscriptRecord, verify_transcript_record
     from tclk_tui.technocore.identity import Identity
+    from tclk_tui.technocore.verify import PARALLEL_VERIFY_MIN, verify_records
 
     identity = Identity(SigningKey(b"\x07" * 32))
     assert identity.did == did_key_from_public_key(identity.public_key)

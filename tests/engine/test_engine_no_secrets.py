@@ -102,3 +102,23 @@ async def test_a_refused_reveal_never_carries_the_secret_into_errors_or_sqlite(p
         await deal_b.confirm(request, typed_code=request.confirm_code)
     assert secret.removeprefix("0x") not in str(caught.value)
     _assert_clean(pair, {"bob secret": secret})
+
+
+async def test_a_reveal_posted_on_the_board_is_refused_there_and_journaled_without_its_secret(
+        pair: Pair):
+    """The board, the journal and the routing share one decode of each line: a reveal frame on
+    the board is still redacted before SQLite sees it, and still refused by the board."""
+    from tclk_tui.protocol.builders import make_reveal
+    from tclk_tui.protocol.codec import encode_frame
+    from tclk_tui.protocol.naming import OFFER_ROOM
+
+    secret = "0x" + "5e" * 32
+    line = encode_frame(make_reveal(from_=pair.bob.did, contract="0x" + "c0" * 32,
+                                    ref="escrow-1", secret=secret))
+    await pair.bob.client.post(OFFER_ROOM, line)
+    await pair.alice.sync()
+    assert pair.alice.board.rejected().get("reveal must be posted in the derived deal room") == 1
+    journaled = [r.line for r in pair.alice.journal.records(OFFER_ROOM)]
+    assert any('"type":"reveal"' in text for text in journaled)
+    for spelling in _spellings(secret):
+        assert spelling not in _db_bytes(pair.alice)

@@ -153,6 +153,28 @@ def test_export_is_parsed_line_by_line_and_keeps_the_raw_bytes():
     assert export.generation == 4
 
 
+def test_a_whole_ring_verified_in_threads_keeps_order_and_refuses_each_bad_record():
+    """A ring large enough to be verified on several threads: a forged record anywhere in it
+    (first, middle, last) is refused with its reason and never moves the seq order on, so a
+    later record reusing its seq still follows the record before it."""
+    from tclk_tui.technocore.verify import PARALLEL_VERIFY_MIN
+
+    count = PARALLEL_VERIFY_MIN * 2 + 5
+    messages = [signed(PAYER if seq % 2 else PAYEE, ROOM, seq, f"line {seq}")
+                for seq in range(1, count + 1)]
+    forged = {0, count // 2, count - 1}
+    for index in forged:
+        messages[index] = dict(messages[index], text=f"forged {index}")
+    messages.insert(count // 2 + 1, signed(PAYEE, ROOM, count // 2 + 1, "takes the seq back"))
+    export = parse_export(ROOM, export_body(messages), 1)
+    expected = [m["seq"] for m in messages if not m["text"].startswith("forged")]
+    assert [r.seq for r in export.records] == expected
+    assert [r.text for r in export.records][count // 2 - 1] == "takes the seq back"
+    assert all(r.verified for r in export.records)
+    assert [(m.seq, m.reason) for m in export.malformed] == [
+        (seq, "record signature does not verify") for seq in (1, count // 2 + 1, count)]
+
+
 def test_export_torn_tail_is_reported_not_parsed():
     raw = export_body([signed(PAYER, ROOM, 1, "one")]) + b'{"seq":2,"ts"'
     export = parse_export(ROOM, raw, None)

@@ -1,0 +1,38 @@
+"""The frames of one batch of records, each distinct line decoded once.
+
+`decode_frame` is a function of the text alone, so the journal's redaction, the board and the
+routing of accepts and cancels can share one answer per line instead of each parsing (and, for
+an offer, re-hashing) it again. One instance lives for one batch; the frames it hands out are
+read, never changed, by those who share them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tclk_tui.protocol.codec import decode_frame
+from tclk_tui.protocol.errors import TclkError
+
+
+class DecodedLines:
+    """`decode_frame` answers by line text, computed on first use."""
+
+    __slots__ = ("_answers",)
+
+    def __init__(self) -> None:
+        self._answers: dict[str, tuple[dict[str, Any] | None, str | None]] = {}
+
+    def decode(self, line: str) -> tuple[dict[str, Any] | None, str | None]:
+        """(frame, None), or (None, the decoder's reason) for a line that is not a frame."""
+        answer = self._answers.get(line)
+        if answer is None:
+            try:
+                answer = (decode_frame(line), None)
+            except TclkError as exc:
+                answer = (None, str(exc))
+            self._answers[line] = answer
+        return answer
+
+    def frame(self, line: str) -> dict[str, Any] | None:
+        """`try_decode_frame(line)`."""
+        return self.decode(line)[0]
