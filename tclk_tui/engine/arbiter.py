@@ -16,7 +16,6 @@ lets the deadline refund the payer. Jurors may also run a commit-reveal round in
 
 from __future__ import annotations
 
-import json
 import secrets as _secrets
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
@@ -90,17 +89,12 @@ class RefereeDesk:
     # -- what the journal remembers ----------------------------------------------------------
 
     def _meta(self, offer_id: str) -> dict:
-        raw = self._w.journal.get_setting(SETTING_CASE + offer_id)
-        try:
-            data = json.loads(raw) if raw else {}
-        except json.JSONDecodeError:
-            data = {}
-        return data if isinstance(data, dict) else {}
+        return self._w.journal.object_setting(SETTING_CASE + offer_id)
 
     def _set_meta(self, offer_id: str, **fields: object) -> None:
         meta = self._meta(offer_id)
         meta.update(fields)
-        self._w.journal.set_setting(SETTING_CASE + offer_id, json.dumps(meta, sort_keys=True))
+        self._w.journal.set_object_setting(SETTING_CASE + offer_id, meta)
 
     # -- cases -------------------------------------------------------------------------------
 

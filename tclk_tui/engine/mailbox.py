@@ -165,18 +165,13 @@ class PrivateMail:
     # -- receiving ---------------------------------------------------------------------------
 
     def _channels(self) -> dict[str, dict]:
-        raw = self._journal.get_setting(SETTING_CHANNELS)
-        try:
-            data = json.loads(raw) if raw else {}
-        except json.JSONDecodeError:
-            data = {}
-        return data if isinstance(data, dict) else {}
+        return self._journal.object_setting(SETTING_CHANNELS)
 
     def _remember_channel(self, channel: Channel, peer: str, *, outgoing: bool) -> None:
         self._vault.backend.put(CHANNEL_ENTRY + channel.room, channel.key)
         channels = self._channels()
         channels[channel.room] = {"peer": peer, "out": outgoing}
-        self._journal.set_setting(SETTING_CHANNELS, json.dumps(channels, sort_keys=True))
+        self._journal.set_object_setting(SETTING_CHANNELS, channels)
 
     def _cursor(self, room: str) -> int:
         return int(self._journal.get_setting(SETTING_CURSOR + room, "0") or "0")

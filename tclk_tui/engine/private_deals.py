@@ -74,8 +74,7 @@ def _adopt_private_accept(wallet: Wallet, record: TranscriptRecord) -> bool:
     deal = wallet.book.get(frame["ref"])
     if deal is None:
         return False
-    wallet.journal.set_setting(SETTING_PRIVATE_ACCEPT + frame["ref"],
-                               json.dumps(asdict(record), sort_keys=True))
+    wallet.journal.set_object_setting(SETTING_PRIVATE_ACCEPT + frame["ref"], asdict(record))
     changed = wallet.board.ingest([record], now_ms=wallet.now_ms())
     if changed.added or changed.updated:
         wallet.events.publish(changed)

@@ -578,6 +578,20 @@ class Journal:
                 (key, value, self._now()),
             )
 
+    def object_setting(self, key: str) -> dict[str, Any]:
+        """A setting that holds a JSON object; {} when absent or not one (an older or damaged
+        value is forgotten rather than crashing whoever reads it)."""
+        raw = self.get_setting(key)
+        try:
+            data = json.loads(raw) if raw else {}
+        except json.JSONDecodeError:
+            data = {}
+        return data if isinstance(data, dict) else {}
+
+    def set_object_setting(self, key: str, value: Mapping[str, Any]) -> None:
+        """Keep a JSON object as a setting, keys sorted so equal objects store equal text."""
+        self.set_setting(key, json.dumps(dict(value), sort_keys=True))
+
     def delete_setting(self, key: str) -> None:
         with self._tx() as conn:
             conn.execute("DELETE FROM settings WHERE key = ?", (key,))

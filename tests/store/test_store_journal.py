@@ -86,6 +86,16 @@ def test_settings(journal):
     assert journal.get_setting("theme") is None
 
 
+def test_object_settings_forget_what_is_not_an_object(journal):
+    assert journal.object_setting("case:x") == {}
+    journal.set_object_setting("case:x", {"b": 1, "a": [True, None]})
+    assert journal.get_setting("case:x") == '{"a": [true, null], "b": 1}'
+    assert journal.object_setting("case:x") == {"a": [True, None], "b": 1}
+    for damaged in ("{not json", "[1, 2]", '"text"', ""):
+        journal.set_setting("case:x", damaged)
+        assert journal.object_setting("case:x") == {}
+
+
 def test_room_cursors(journal, clock):
     assert journal.cursor("d-x") is None
     assert journal.set_cursor("d-x", 2, 17) == RoomCursor("d-x", 2, 17, clock.now)
