@@ -60,8 +60,20 @@ class Page:
             screen = self.screen()
             if re.search(pattern, screen):
                 return screen
-            self.page.wait_for_timeout(50)
+            self.page.wait_for_timeout(20)
         raise AssertionError(f"{pattern!r} never showed in the browser; it showed:\n{screen}")
+
+    def wait_for_absent(self, pattern: str, timeout_s: float = STEP_TIMEOUT_S) -> str:
+        """Poll the terminal's text until `pattern` is gone (bounded)."""
+        deadline = time.monotonic() + timeout_s
+        screen = self.screen()
+        while re.search(pattern, screen):
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{pattern!r} never went away; the browser showed:\n"
+                                     f"{screen}")
+            self.page.wait_for_timeout(20)
+            screen = self.screen()
+        return screen
 
     def read_for(self, seconds: float, pattern: str) -> None:
         """Go on reading the screen as a person reads a dialog, checking it stays up."""
