@@ -123,6 +123,13 @@ def test_a_real_profile_served_asks_its_passphrase_once_and_accepts_a_deal(tmp_p
             assert served, lines
             assert not any(PASSPHRASE in part for argv in lines for part in argv), lines
 
+            # A second page runs a second app, which attaches to the first (the owner).
+            second = context.new_page()
+            second.add_init_script(KEEP_TERMINAL)
+            second.goto(f"http://127.0.0.1:{port}/")
+            Page(second).wait_for(r"1 shown of 1 offers", PAINT_TIMEOUT_S)
+            second.close()
+
             raw.focus(".xterm-helper-textarea")
             raw.keyboard.press("a")
             page.wait_for(r"Accept this offer\?")
