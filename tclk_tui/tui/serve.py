@@ -123,10 +123,7 @@ class LoopbackServer(Server):
     async def handle_index(self, request: web.Request) -> web.Response:  # type: ignore[override]
         """The page, with relative URLs only: the browser may reach it through a tunnel's
         other port."""
-        try:
-            font_size = int(request.query.get("fontsize", "16"))
-        except ValueError:
-            font_size = 16
+        font_size = min(max(_cells(request.query.get("fontsize"), 16), 6), 72)
         return aiohttp_jinja2.render_template(PAGE, request, {
             "title": TITLE, "static_url": STATIC_URL, "font_size": font_size})
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from tclk_tui.tui.deliberate import DeliberateKeys
 from tests.serve.browser import KEEP_TERMINAL, PAINT_TIMEOUT_S, Page
 from tests.serve.conftest import Served, serving
+from tests.serve.tunnel import tunnel
 
 
 def test_the_board_paints_and_a_deal_is_accepted_in_the_browser(tmp_path: Path,
@@ -76,4 +77,20 @@ def test_ctrl_q_in_the_browser_ends_the_session_and_deletes_the_demo_profile(
             raw.wait_for_timeout(50)
         assert list(demo_tmp.iterdir()) == []
         assert served.process.poll() is None  # the server goes on for the next page
+        context.close()
+
+
+def test_the_page_works_through_a_tunnel_on_another_port(tmp_path: Path, browser):
+    """The page names no host or port of its own: through `ssh -L 9000:127.0.0.1:8000` the
+    browser sees only the tunnel's port, and the terminal socket follows it."""
+    with serving(tmp_path, "--demo") as served, tunnel(served.port) as port:
+        assert port != served.port
+        context = browser.new_context(viewport={"width": 1000, "height": 700})
+        raw = context.new_page()
+        sockets: list[str] = []
+        raw.on("websocket", lambda socket: sockets.append(socket.url))
+        raw.add_init_script(KEEP_TERMINAL)
+        raw.goto(f"http://localhost:{port}/")
+        Page(raw).wait_for(r"\d+ shown of \d+ offers", PAINT_TIMEOUT_S)
+        assert [url.split("?")[0] for url in sockets] == [f"ws://localhost:{port}/ws"]
         context.close()
