@@ -43,7 +43,7 @@ def main() -> None:
     with serving(tmp, "--demo") as served, sync_playwright() as playwright:
         listening_s = time.perf_counter() - started
         browser = playwright.chromium.launch(executable_path=chromium(), headless=True,
-                                             args=["--no-sandbox"])
+                                             args=["--no-sandbox", "--password-store=basic"])
         paints: list[float] = []
         keys: list[float] = []
         echoes: list[float] = []

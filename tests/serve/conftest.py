@@ -115,8 +115,9 @@ def browser() -> Iterator[object]:
 
     with sync_playwright() as playwright:
         # Root in a container: chromium's own sandbox needs user namespaces it may not have.
+        # Its password store stays its own: CI's session bus runs a Secret Service.
         instance = playwright.chromium.launch(executable_path=chromium(), headless=True,
-                                              args=["--no-sandbox"])
+                                              args=["--no-sandbox", "--password-store=basic"])
         try:
             yield instance
         finally:
