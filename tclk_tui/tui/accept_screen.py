@@ -47,8 +47,8 @@ class AcceptScreen(DeliberateKeys, ModalScreen[DealView | None]):
     TICK_SECONDS = 1.0
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Back out"),
-        Binding("y", "accept", "Accept"),
+        Binding("escape", "cancel", "Back out", id="accept.cancel"),
+        Binding("y", "accept", "Accept", id="accept.confirm"),
     ]
 
     DEFAULT_CSS = """

@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
@@ -23,6 +24,7 @@ from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.theme import Theme
 from textual.timer import Timer
+from textual.widget import Widget
 from textual.widgets import Footer, TabbedContent, TabPane
 
 from tclk_tui.engine.events import (
@@ -48,10 +50,19 @@ from tclk_tui.tui.formatting import LEVEL_LABEL, countdown, short_hex, venue_tex
 from tclk_tui.tui.gate_screen import GateScreen
 from tclk_tui.tui.header_bar import HeaderBar
 from tclk_tui.tui.help_screen import HelpScreen, HelpSection
+from tclk_tui.tui.key_scopes import (
+    APP_BINDINGS,
+    binding_scopes,
+    bindings_of,
+    fixed_ids,
+    textual_app_bindings,
+)
+from tclk_tui.tui.keymap import as_bindings, binding_keys, load_keymap
 from tclk_tui.tui.note_screen import HeartbeatScreen, ReceiptScreen
 from tclk_tui.tui.offer_form import OfferFormScreen
 from tclk_tui.tui.offer_table import OfferTable
 from tclk_tui.tui.pane_tabs import PaneTabs
+from tclk_tui.tui.panes import PANE_BY_ID, PANES, Pane
 from tclk_tui.tui.ports import WalletPort
 from tclk_tui.tui.rejected_screen import RejectedScreen
 from tclk_tui.tui.restore_screen import RestoreScreen
@@ -60,9 +71,6 @@ from tclk_tui.tui.secret_screen import SecretScreen
 from tclk_tui.tui.themes import DEFAULT_THEME, FALLBACK_THEME, load_themes
 from tclk_tui.tui.vault_pane import VaultPane
 
-PANES = (("board", "1 Board"), ("deals", "2 Deals"), ("vault", "3 Vault"),
-         ("arbitration", "4 Arbiter"))
-APPROVALS_PANE = ("approvals", "5 Approvals")
 SEVERITY = {"info": "information", "warning": "warning", "error": "error"}
 SEED_WARNING = ("Write this down on paper now and keep it offline. Anyone who reads it can "
                 "rebuild every secret of this profile.")
@@ -91,27 +99,20 @@ class TclkApp(App[None]):
     TICK_SECONDS = 1.0
     REQUERY_MIN_INTERVAL = 0.25
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("1", "show_pane('board')", "Board", show=False),
-        Binding("2", "show_pane('deals')", "Deals", show=False),
-        Binding("3", "show_pane('vault')", "Vault", show=False),
-        Binding("4", "show_pane('arbitration')", "Arbiter", show=False),
-        Binding("question_mark,f1", "help", "Help"),
-        Binding("ctrl+t", "next_theme", "Theme", show=False),
-        Binding("v", "venue_status", "Venue status in full", show=False),
-        # Priority, so focus moves the moment the key arrives. As an ordinary binding, Tab
-        # bubbles up through every container's queue before it runs, while the keys typed
-        # after it are already being delivered to the field that still has focus: "FLOP",
-        # Tab, "paper" typed quickly put "FLOPpaper" in one field.
-        Binding("tab", "focus_next", "Next field", show=False, priority=True),
-        Binding("shift+tab", "focus_previous", "Previous field", show=False, priority=True),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = APP_BINDINGS
 
     def __init__(self, wallet: WalletPort, *, theme: str | None = None,
                  clock_ms: Callable[[], int] | None = None,
                  on_theme_change: Callable[[str], None] | None = None,
-                 themes_dir: Path | None = None, agents: Any = None) -> None:
+                 themes_dir: Path | None = None, agents: Any = None,
+                 keymap_file: Path | None = None) -> None:
         super().__init__()
+        # The operator's keymap file (`keymap.toml` in the config folder), when given: what
+        # can be applied safely is, every other entry is reported once the app is up.
+        loaded_keys = load_keymap(keymap_file, binding_scopes(), fixed_ids())
+        self.keymap: dict[str, str] = loaded_keys.keymap
+        self.keymap_problems = loaded_keys.problems
+        self.set_keymap(self.keymap)
         # The agents' desk (approvals, audit trail), when the wallet serves agents.
         self.agents = agents
         self.animation_level = "none"
@@ -143,20 +144,37 @@ class TclkApp(App[None]):
         yield HeaderBar(profile=wallet.profile, did=wallet.did, venue_url=wallet.venue_url,
                         clock_ms=self.clock_ms, approvals=self.agents is not None, id="header")
         with PaneTabs(id="panes", initial="board"):
-            with TabPane(PANES[0][1], id="board"):
-                yield BoardPane(clock_ms=self.clock_ms, id="board-pane")
-            with TabPane(PANES[1][1], id="deals"):
-                yield DealRoomPane(clock_ms=self.clock_ms, own_did=wallet.did, id="deal-room")
-            with TabPane(PANES[2][1], id="vault"):
-                yield VaultPane(id="vault-pane")
-            with TabPane(PANES[3][1], id="arbitration"):
-                # The desk is optional so a wallet without one still opens every other pane.
-                yield ArbitrationPane(getattr(wallet, "arbitration", None), wallet=wallet,
-                                      id="arbitration-pane")
-            if self.agents is not None:
-                with TabPane(APPROVALS_PANE[1], id=APPROVALS_PANE[0]):
-                    yield ApprovalsPane(id="approvals-pane")
+            for pane in self.panes:
+                with TabPane(self.pane_title(pane), id=pane.id):
+                    yield self._pane_widget(pane.id)
         yield Footer(id="footer", compact=True)
+
+    @property
+    def panes(self) -> tuple[Pane, ...]:
+        """The panes this app shows: Approvals only when the wallet serves agents."""
+        return tuple(pane for pane in PANES if self.agents is not None or not pane.agents_only)
+
+    def _pane_widget(self, pane: str) -> Widget:
+        wallet = self.wallet
+        if pane == "board":
+            return BoardPane(clock_ms=self.clock_ms, id="board-pane")
+        if pane == "deals":
+            return DealRoomPane(clock_ms=self.clock_ms, own_did=wallet.did, id="deal-room")
+        if pane == "vault":
+            return VaultPane(id="vault-pane")
+        if pane == "arbitration":
+            # The desk is optional so a wallet without one still opens every other pane.
+            return ArbitrationPane(getattr(wallet, "arbitration", None), wallet=wallet,
+                                   id="arbitration-pane")
+        return ApprovalsPane(id="approvals-pane")
+
+    def keys_display(self, binding: Binding) -> str:
+        """The keys `binding` answers to, after the keymap, as the footer writes them."""
+        return ",".join(self.get_key_display(binding.with_key(key))
+                        for key in binding_keys(binding, self.keymap))
+
+    def pane_title(self, pane: Pane) -> str:
+        return f"{self.keys_display(pane.binding())} {pane.label}"
 
     @property
     def board_pane(self) -> BoardPane:
@@ -222,7 +240,6 @@ class TclkApp(App[None]):
         self._follow_events(queue)
         self.set_interval(self.TICK_SECONDS, self._tick)
         if self.agents is not None:
-            self.bind("5", "show_pane('approvals')", show=False)
             self.agents.subscribe(lambda: self.call_later(self.refresh_approvals))
             self.refresh_approvals()
         if self._theme_missing:
@@ -230,6 +247,8 @@ class TclkApp(App[None]):
                      f"using {self.theme}", "warning")
         for problem in self.theme_problems:
             self.say(f"theme file refused: {clean(problem, max_len=200)}", "warning")
+        for problem in self.keymap_problems:
+            self.say(f"keymap: {clean(problem, max_len=300)}", "warning")
 
     # -- engine events ------------------------------------------------------------------------
 
@@ -671,8 +690,13 @@ class TclkApp(App[None]):
     # -- panes, themes, help ------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Pane keys act on the main screen only, never underneath an open dialog."""
-        return not (action == "show_pane" and self.screen is not self.default_screen)
+        """Pane keys act on the main screen only, never underneath an open dialog, and only
+        for the panes this app shows."""
+        if action != "show_pane":
+            return True
+        if parameters and parameters[0] not in {pane.id for pane in self.panes}:
+            return False
+        return self.screen is self.default_screen
 
     def _on_main_screen(self, run: Callable[[], object]) -> None:
         """Run a palette entry that moves between panes only if the pane keys could: the
@@ -707,11 +731,11 @@ class TclkApp(App[None]):
             self._focus_pane(event.pane)
 
     def _focus_pane(self, name: str) -> None:
-        targets = {"board": "#offer-table", "deals": "#deal-list", "vault": "#vault-secrets",
-                   "arbitration": "#arb-tabs Tabs", "approvals": "#approvals-table"}
+        pane = PANE_BY_ID.get(name)
         # Focus is a convenience; a pane without its target widget is harmless.
-        with contextlib.suppress(Exception):
-            self.query_one(targets[name]).focus()
+        with contextlib.suppress(NoMatches):
+            if pane is not None:
+                self.query_one(pane.focus).focus()
 
     def _theme_changed(self, theme: Theme) -> None:
         try:
@@ -729,19 +753,24 @@ class TclkApp(App[None]):
             self.theme = name
 
     def help_sections(self) -> list[HelpSection]:
+        """Each place's keys, as bound: the help screen writes them through the keymap."""
+        shown = {pane.id for pane in self.panes}
+        hidden = {pane.binding_id for pane in PANES if pane.id not in shown}
+        approvals = PANE_BY_ID["approvals"]
+        dialog = {b.id: b for b in bindings_of(GateScreen, OfferFormScreen)}
         return [
-            ("Everywhere", [*self.BINDINGS,
-                            Binding("ctrl+p", "command_palette", "Command palette"),
-                            Binding("tab,shift+tab", "focus", "Next / previous field"),
-                            Binding("ctrl+q", "quit", "Quit")]),
-            ("Offers board", [*BoardPane.BINDINGS, *OfferTable.BINDINGS]),
-            ("Deal room (only the actions valid now are active)", DealRoomPane.BINDINGS),
-            ("Vault", VaultPane.BINDINGS),
-            *([("Approvals (5): agents' calls waiting for you", ApprovalsPane.BINDINGS)]
-              if self.agents is not None else []),
-            ("Dialogs", [Binding("escape", "cancel", "Back out / close"),
-                         Binding("y", "confirm", "Confirm / accept (when no code is asked)"),
-                         Binding("ctrl+s", "post", "Post (offer form)")]),
+            ("Everywhere", [*(b for b in as_bindings(self.BINDINGS) if b.id not in hidden),
+                            *(b for b in textual_app_bindings() if b.description)]),
+            ("Offers board", bindings_of(BoardPane, OfferTable)),
+            ("Deal room (only the actions valid now are active)", bindings_of(DealRoomPane)),
+            ("Vault", bindings_of(VaultPane)),
+            *([(f"Approvals ({self.keys_display(approvals.binding())}): agents' calls waiting "
+                f"for you", bindings_of(ApprovalsPane))] if "approvals" in shown else []),
+            # Dialogs' keys are fixed (key_scopes.fixed_ids): a confirm key is guarded.
+            ("Dialogs", [replace(dialog["gate.cancel"], description="Back out / close"),
+                         replace(dialog["gate.confirm"],
+                                 description="Confirm / accept (when no code is asked)"),
+                         replace(dialog["offer_form.post"], description="Post (offer form)")]),
         ]
 
     def action_venue_status(self) -> None:
@@ -753,14 +782,14 @@ class TclkApp(App[None]):
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen(self.help_sections()))
+            self.push_screen(HelpScreen(self.help_sections(), self.keys_display))
 
     def palette_commands(self) -> list[PaletteCommand]:
-        cmds = [PaletteCommand(f"Show {label.split(' ', 1)[1].lower()}", f"Switch to the "
-                               f"{label.split(' ', 1)[1]} pane (key {label[0]})",
+        cmds = [PaletteCommand(f"Show {pane.label.lower()}", f"Switch to the {pane.label} pane "
+                               f"(key {self.keys_display(pane.binding())})",
                                partial(self._on_main_screen,
-                                       partial(self.action_show_pane, name)))
-                for name, label in PANES]
+                                       partial(self.action_show_pane, pane.id)))
+                for pane in self.panes]
         board = self.board_pane
         cmds += [
             engine_command("offer", self.action_new_offer, title="New offer"),

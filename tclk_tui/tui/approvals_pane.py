@@ -54,8 +54,8 @@ def approval_detail(row) -> Text:
 
 class ApprovalsPane(Vertical):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("a", "approve", "Approve"),
-        Binding("d", "deny", "Deny"),
+        Binding("a", "approve", "Approve", id="approvals.approve"),
+        Binding("d", "deny", "Deny", id="approvals.deny"),
     ]
 
     DEFAULT_CSS = """

@@ -25,12 +25,12 @@ from tclk_tui.tui.offer_table import OfferTable
 
 class BoardPane(Vertical):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("slash", "focus_filter", "Filter"),
-        Binding("a", "accept", "Accept"),
-        Binding("n", "new_offer", "New offer"),
-        Binding("s", "next_sort", "Sort"),
-        Binding("r", "reverse_sort", "Reverse"),
-        Binding("exclamation_mark", "rejected", "Rejected"),
+        Binding("slash", "focus_filter", "Filter", id="board.filter"),
+        Binding("a", "accept", "Accept", id="board.accept"),
+        Binding("n", "new_offer", "New offer", id="board.new_offer"),
+        Binding("s", "next_sort", "Sort", id="board.sort"),
+        Binding("r", "reverse_sort", "Reverse", id="board.reverse"),
+        Binding("exclamation_mark", "rejected", "Rejected", id="board.rejected"),
     ]
 
     DEFAULT_CSS = """

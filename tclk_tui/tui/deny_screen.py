@@ -21,7 +21,7 @@ class DenyScreen(ModalScreen[str | None]):
     """Dismisses with the reason typed (possibly empty), or None when the operator backs out."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Back out"),
+        Binding("escape", "cancel", "Back out", id="deny.cancel"),
     ]
 
     DEFAULT_CSS = """

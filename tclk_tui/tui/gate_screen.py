@@ -102,8 +102,8 @@ class GateScreen(DeliberateKeys, ModalScreen[Any]):
     REFRESH_SECONDS = 1.0
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Back out"),
-        Binding("y", "confirm", "Confirm"),
+        Binding("escape", "cancel", "Back out", id="gate.cancel"),
+        Binding("y", "confirm", "Confirm", id="gate.confirm"),
     ]
 
     DEFAULT_CSS = """

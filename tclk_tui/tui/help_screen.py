@@ -1,8 +1,12 @@
-"""Every key binding, grouped by where it works, built from the bindings themselves."""
+"""Every key binding, grouped by where it works, built from the bindings themselves.
+
+The keys shown are the ones bound, written as the footer writes them (`App.get_key_display`),
+after the operator's keymap file moved any: help never lists a key that does something else.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import ClassVar
 
 from rich.text import Text
@@ -12,41 +16,32 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
+from tclk_tui.tui.keymap import TWIN_SUFFIX, as_bindings
+
 HelpSection = tuple[str, Sequence[BindingType]]
+# How the app writes one binding's keys once its keymap is applied (`TclkApp.keys_display`).
+KeysDisplay = Callable[[Binding], str]
 
 
-def _as_bindings(items: Iterable[BindingType]) -> list[Binding]:
-    out: list[Binding] = []
-    for item in items:
-        if isinstance(item, Binding):
-            out.append(item)
-        else:
-            key, action, *rest = item
-            out.append(Binding(key, action, rest[0] if rest else ""))
-    return out
-
-
-def key_label(key: str) -> str:
-    names = {"slash": "/", "exclamation_mark": "!", "question_mark": "?", "escape": "esc",
-             "pageup": "PgUp", "pagedown": "PgDn"}
-    return ",".join(names.get(part, part) for part in key.split(","))
-
-
-def help_text(sections: Iterable[HelpSection]) -> Text:
+def help_text(sections: Iterable[HelpSection], keys_display: KeysDisplay) -> Text:
     out = Text(end="")
     for title, bindings in sections:
         out.append(f"{title}\n", style="bold underline")
-        for binding in _as_bindings(bindings):
+        for binding in as_bindings(bindings):
+            if binding.id and binding.id.endswith(TWIN_SUFFIX):
+                continue  # a deal key's twin, which says why: the key is listed once
             description = binding.description or binding.action
-            out.append(f"  {key_label(binding.key):<14}")
-            out.append(f"{description}\n")
+            out.append(f"  {keys_display(binding):<14}")
+            out.append(f"{description:<36}")
+            # The id is what the keymap file names to move the key.
+            out.append(f"{binding.id or ''}\n", style="dim")
         out.append("\n")
     return out
 
 
 class HelpScreen(ModalScreen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,q,question_mark", "close", "Close"),
+        Binding("escape,q,question_mark", "close", "Close", id="help.close"),
     ]
 
     DEFAULT_CSS = """
@@ -58,16 +53,17 @@ class HelpScreen(ModalScreen[None]):
     HelpScreen VerticalScroll { height: 1fr; }
     """
 
-    def __init__(self, sections: Sequence[HelpSection]) -> None:
+    def __init__(self, sections: Sequence[HelpSection], keys_display: KeysDisplay) -> None:
         super().__init__()
         self.sections = tuple(sections)
+        self._keys_display = keys_display
 
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(Text("Keys (Esc closes; Ctrl+P opens the command palette)",
                               style="bold"))
             with VerticalScroll(id="help-scroll"):
-                yield Static(help_text(self.sections), id="help-text")
+                yield Static(help_text(self.sections, self._keys_display), id="help-text")
         yield Footer(compact=True)
 
     def on_mount(self) -> None:

@@ -29,7 +29,7 @@ SendHeartbeat = Callable[[str | None], Awaitable[DealView]]
 
 class HeartbeatScreen(ModalScreen[DealView | None]):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Back out"),
+        Binding("escape", "cancel", "Back out", id="heartbeat.cancel"),
     ]
 
     DEFAULT_CSS = """
@@ -97,8 +97,8 @@ class ReceiptScreen(DeliberateKeys, ModalScreen[DealView | None]):
     so, never straight from a key; the engine posts one per deal."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Back out"),
-        Binding("y", "post", "Post receipt"),
+        Binding("escape", "cancel", "Back out", id="receipt.cancel"),
+        Binding("y", "post", "Post receipt", id="receipt.post"),
     ]
 
     DEFAULT_CSS = """

@@ -48,8 +48,8 @@ DRAFT_FIELDS = frozenset(f.name for f in fields(OfferDraft))
 
 class OfferFormScreen(ModalScreen[DealView | None]):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Back out"),
-        Binding("ctrl+s", "post", "Post offer"),
+        Binding("escape", "cancel", "Back out", id="offer_form.cancel"),
+        Binding("ctrl+s", "post", "Post offer", id="offer_form.post"),
     ]
 
     DEFAULT_CSS = """

@@ -86,13 +86,14 @@ class OfferTable(ScrollView, can_focus=True):
     """Offers as rows; cursor with arrows/page keys; Enter chooses; header click sorts."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up,k", "cursor(-1)", "Up", show=False),
-        Binding("down,j", "cursor(1)", "Down", show=False),
-        Binding("pageup", "page(-1)", "Page up", show=False),
-        Binding("pagedown", "page(1)", "Page down", show=False),
-        Binding("home", "edge(0)", "First", show=False),
-        Binding("end", "edge(1)", "Last", show=False),
-        Binding("enter", "choose", "Details", show=False),
+        Binding("up,k", "cursor(-1)", "Up", show=False, id="offers.up"),
+        Binding("down,j", "cursor(1)", "Down", show=False, id="offers.down"),
+        Binding("pageup", "page(-1)", "Page up", show=False, id="offers.page_up"),
+        Binding("pagedown", "page(1)", "Page down", show=False,
+                id="offers.page_down"),
+        Binding("home", "edge(0)", "First", show=False, id="offers.first"),
+        Binding("end", "edge(1)", "Last", show=False, id="offers.last"),
+        Binding("enter", "choose", "Details", show=False, id="offers.choose"),
     ]
 
     COMPONENT_CLASSES = {  # noqa: RUF012

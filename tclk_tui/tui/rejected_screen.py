@@ -16,7 +16,7 @@ from tclk_tui.tui.safe import literal
 
 class RejectedScreen(ModalScreen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,q", "close", "Close"),
+        Binding("escape,q", "close", "Close", id="rejected.close"),
     ]
 
     DEFAULT_CSS = """

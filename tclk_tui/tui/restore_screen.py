@@ -27,7 +27,7 @@ class RestoreScreen(ModalScreen[bool]):
     ALLOW_SELECT = False
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Back out"),
+        Binding("escape", "cancel", "Back out", id="restore.cancel"),
     ]
 
     DEFAULT_CSS = """

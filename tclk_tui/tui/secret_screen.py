@@ -49,7 +49,7 @@ class SecretScreen(ModalScreen[None]):
     ALLOW_SELECT = False
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "close", "Close"),
+        Binding("escape", "close", "Close", id="secret.close"),
     ]
 
     DEFAULT_CSS = """

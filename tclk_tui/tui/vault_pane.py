@@ -33,9 +33,9 @@ def status_text(status: VaultStatus | None) -> Text:
 
 class VaultPane(Vertical):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("b", "backup", "Back up seed"),
-        Binding("t", "restore", "Restore seed"),
-        Binding("v", "reveal", "Show secret"),
+        Binding("b", "backup", "Back up seed", id="vault.backup"),
+        Binding("t", "restore", "Restore seed", id="vault.restore"),
+        Binding("v", "reveal", "Show secret", id="vault.reveal"),
     ]
 
     DEFAULT_CSS = """
