@@ -16,7 +16,6 @@ from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
 
-from rich.segment import Segments
 from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
@@ -105,7 +104,7 @@ class TclkApp(App[None]):
                  clock_ms: Callable[[], int] | None = None,
                  on_theme_change: Callable[[str], None] | None = None,
                  themes_dir: Path | None = None, agents: Any = None,
-                 keymap_file: Path | None = None) -> None:
+                 keymap_file: Path | None = None, user_themes_dir: Path | None = None) -> None:
         super().__init__()
         # The operator's keymap file (`keymap.toml` in the config folder), when given: what
         # can be applied safely is, every other entry is reported once the app is up.
@@ -119,7 +118,7 @@ class TclkApp(App[None]):
         self.wallet = wallet
         self.clock_ms: Callable[[], int] = clock_ms or wallet.now_ms
         self._on_theme_change = on_theme_change or _no_op
-        loaded = load_themes(themes_dir)
+        loaded = load_themes(themes_dir, user_themes_dir)
         self.theme_problems = loaded.problems
         for item in loaded.themes:
             self.register_theme(item)
@@ -218,15 +217,13 @@ class TclkApp(App[None]):
 
         Textual's own crash report renders every frame's locals, which could put a secret held
         by a caller on the screen or in a terminal's scrollback. The type, message and frames
-        are enough to report a bug.
+        are enough to report a bug. Textual offers no public hook for its crash report, so this
+        overrides the one it calls; the report itself goes out through the public `panic`.
         """
         from rich.traceback import Traceback
 
         self.bell()
-        traceback = Traceback(show_locals=False, width=None)
-        self._exit_renderables.append(
-            Segments(self.console.render(traceback, self.console.options)))
-        self._close_messages_no_wait()
+        self.panic(Traceback(show_locals=False, width=None))
 
     def on_mount(self) -> None:
         self.theme_changed_signal.subscribe(self, self._theme_changed)
@@ -738,6 +735,7 @@ class TclkApp(App[None]):
                 self.query_one(pane.focus).focus()
 
     def _theme_changed(self, theme: Theme) -> None:
+        self.say(f"Theme: {clean(theme.name, max_len=40)}")
         try:
             self._on_theme_change(theme.name)
         except Exception as exc:
@@ -788,7 +786,8 @@ class TclkApp(App[None]):
         cmds = [PaletteCommand(f"Show {pane.label.lower()}", f"Switch to the {pane.label} pane "
                                f"(key {self.keys_display(pane.binding())})",
                                partial(self._on_main_screen,
-                                       partial(self.action_show_pane, pane.id)))
+                                       partial(self.action_show_pane, pane.id)),
+                               name=pane.label)
                 for pane in self.panes]
         board = self.board_pane
         cmds += [
@@ -821,10 +820,11 @@ class TclkApp(App[None]):
         for name, label in SECTIONS:
             cmds.append(PaletteCommand(f"Arbitration: {label.lower()}", "Open the arbiter desk",
                                        partial(self._on_main_screen,
-                                               partial(self._palette_arbitration, name))))
+                                               partial(self._palette_arbitration, name)),
+                                       name=label))
         for name in self.theme_names:
             cmds.append(PaletteCommand(f"Theme: {name}", "Switch theme (remembered)",
-                                       partial(self.action_set_theme, name)))
+                                       partial(self.action_set_theme, name), name=name))
         cmds += [
             PaletteCommand("Keys and help", "List every key binding", self.action_help),
             PaletteCommand("Quit", "Leave the app (the engine keeps its journal)",

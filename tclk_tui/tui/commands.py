@@ -22,6 +22,31 @@ class PaletteCommand:
     title: str
     help: str
     run: Callable[[], object]
+    # The command's own short name ("lock" for "Deal: lock", "board" for "Show board"): typed
+    # exactly, it puts this entry on top.
+    name: str = ""
+
+
+def _words(text: str) -> str:
+    return " ".join(text.casefold().split())
+
+
+def rank(query: str, command: PaletteCommand, fuzzy: float) -> float:
+    """The entry's place for `query`, from 0 to 1, given Textual's fuzzy score (`fuzzy`).
+
+    The fuzzy score alone ties "Sort offers by lock" with "Deal: lock" for "lock", so an exact
+    match of the title or the name comes first, then one they start with, then the rest by
+    fuzzy score; within each, the shorter title first.
+    """
+    typed = _words(query)
+    names = [_words(command.title)] + ([_words(command.name)] if command.name else [])
+    closeness = fuzzy / (fuzzy + 1) if fuzzy > 0 else 0.0
+    shorter = 0.001 / (1 + len(command.title))
+    if typed in names:
+        return 0.99 + shorter
+    if any(name.startswith(typed) for name in names):
+        return 0.85 + 0.1 * closeness + shorter
+    return 0.8 * closeness + shorter
 
 
 def engine_command(name: str, run: Callable[[], object], *, title: str | None = None,
@@ -31,7 +56,7 @@ def engine_command(name: str, run: Callable[[], object], *, title: str | None = 
     help_ = command.summary + (f" ({target})" if target else "")
     if command.gated:
         help_ += ", behind a confirm dialog"
-    return PaletteCommand(title or f"Deal: {name}", help_, run)
+    return PaletteCommand(title or f"Deal: {name}", help_, run, name=name)
 
 
 class TclkCommands(Provider):
@@ -46,7 +71,8 @@ class TclkCommands(Provider):
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
         for command in self._commands():
-            score = matcher.match(command.title)
+            score = max(matcher.match(command.title),
+                        matcher.match(command.name) if command.name else 0.0)
             if score > 0:
-                yield Hit(score, matcher.highlight(command.title), command.run,
-                          text=command.title, help=command.help)
+                yield Hit(rank(query, command, score), matcher.highlight(command.title),
+                          command.run, text=command.title, help=command.help)

@@ -31,11 +31,11 @@ async def _run_app(wallet: Any, agents: Any = None) -> None:
     # The board just loaded (up to a whole ring of offers) and lives as long as the app: keep
     # it out of later full garbage collections, which would otherwise stall a repaint.
     gc.freeze()
-    from tclk_tui.tui.user_config import keymap_file
+    from tclk_tui.tui.user_config import keymap_file, user_themes_dir
 
     theme, remember = _theme_memory(wallet)
     app = TclkApp(wallet, theme=theme, on_theme_change=remember, agents=agents,
-                  keymap_file=keymap_file())
+                  keymap_file=keymap_file(), user_themes_dir=user_themes_dir())
     await app.run_async()
 
 

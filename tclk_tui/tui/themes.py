@@ -1,16 +1,23 @@
-"""Themes as data: TOML files in the top-level `themes/` folder, one `textual.theme.Theme` each.
+"""Themes as data: TOML files, one `textual.theme.Theme` each.
+
+The bundled themes ship inside the package (`tclk_tui/themes`, which the checkout's top-level
+`themes/` points at) and are read through `importlib.resources`, so they are found however the
+package was installed (a wheel, `pip install --user`, `--target`, editable). The operator's own
+themes sit in the config folder's `themes/` (`user_config.user_themes_dir`) beside them.
 
 A theme file may only set `Theme` fields; an unknown key, a wrong type or a colour Textual cannot
 parse makes that file refused with a reason instead of half-applied, so a typo never leaves the
-operator with unreadable text.
+operator with unreadable text; the other themes still load.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import sys
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass
+from importlib.resources import files
+from importlib.resources.abc import Traversable
 from pathlib import Path
 
 from textual.color import Color, ColorParseError
@@ -18,6 +25,7 @@ from textual.theme import Theme
 
 DEFAULT_THEME = "tclk-dark"
 FALLBACK_THEME = "textual-dark"
+BUNDLED_FOLDER = "themes"
 COLOR_FIELDS = ("primary", "secondary", "warning", "error", "success", "accent", "foreground",
                 "background", "surface", "panel", "boost")
 _FIELD_TYPES: dict[str, type | tuple[type, ...]] = {
@@ -40,13 +48,9 @@ class ThemeLoad:
     problems: tuple[str, ...]  # "<file>: <reason>" for every refused file
 
 
-def default_themes_dir() -> Path:
-    """The top-level `themes/` folder: next to the package in a source checkout (and an editable
-    install), else where a wheel install put it (`<prefix>/share/tclk-tui/themes`)."""
-    beside = Path(__file__).resolve().parents[2] / "themes"
-    if beside.is_dir():
-        return beside
-    return Path(sys.prefix) / "share" / "tclk-tui" / "themes"
+def bundled_themes_dir() -> Traversable:
+    """The themes shipped inside the package."""
+    return files("tclk_tui") / BUNDLED_FOLDER
 
 
 def theme_from_mapping(data: dict[str, object]) -> Theme:
@@ -86,7 +90,7 @@ def _check_colour(key: str, value: str) -> None:
         raise ThemeFileError(f"{key} is not a colour: {value!r}") from None
 
 
-def load_theme_file(path: Path) -> Theme:
+def load_theme_file(path: Traversable) -> Theme:
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
@@ -96,23 +100,43 @@ def load_theme_file(path: Path) -> Theme:
     return theme_from_mapping(data)
 
 
-def load_themes(folder: Path | None = None) -> ThemeLoad:
-    """Every `*.toml` theme in `folder`, sorted by file name; bad files are reported, skipped."""
-    folder = folder if folder is not None else default_themes_dir()
+def load_themes(folder: Traversable | None = None, user_folder: Path | None = None
+                ) -> ThemeLoad:
+    """The bundled themes (or those in `folder`), then the operator's in `user_folder`, each
+    folder sorted by file name. A bad file is reported ("<file>: <reason>", a user file by
+    its full path, so it can be found) and skipped; so is a name already taken."""
     themes: list[Theme] = []
     problems: list[str] = []
     names: set[str] = set()
-    if not folder.is_dir():
-        return ThemeLoad((), (f"{folder.name}: no themes folder",))
-    for path in sorted(folder.glob("*.toml")):
+    bundled = folder if folder is not None else bundled_themes_dir()
+    if bundled.is_dir():
+        _load_folder(bundled, lambda entry: entry.name, themes, problems, names)
+    else:
+        problems.append(f"{bundled.name}: no themes folder")
+    if user_folder is not None and user_folder.is_dir():
+        _load_folder(user_folder, lambda entry: str(user_folder / entry.name), themes,
+                     problems, names)
+    return ThemeLoad(tuple(themes), tuple(problems))
+
+
+def _load_folder(folder: Traversable, label: Callable[[Traversable], str], themes: list[Theme],
+                 problems: list[str], names: set[str]) -> None:
+    try:
+        entries = sorted((entry for entry in folder.iterdir()
+                          if entry.name.endswith(".toml") and entry.is_file()),
+                         key=lambda entry: entry.name)
+    except OSError as exc:
+        problems.append(f"{folder.name}: cannot be read ({type(exc).__name__})")
+        return
+    for entry in entries:
         try:
-            theme = load_theme_file(path)
+            theme = load_theme_file(entry)
         except ThemeFileError as exc:
-            problems.append(f"{path.name}: {exc}")
+            problems.append(f"{label(entry)}: {exc}")
             continue
         if theme.name in names:
-            problems.append(f"{path.name}: duplicate theme name {theme.name}")
+            problems.append(f"{label(entry)}: duplicate theme name {theme.name} (another file "
+                            f"has it)")
             continue
         names.add(theme.name)
         themes.append(theme)
-    return ThemeLoad(tuple(themes), tuple(problems))

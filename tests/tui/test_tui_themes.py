@@ -5,7 +5,7 @@ import pytest
 from tclk_tui.tui.app import TclkApp
 from tclk_tui.tui.themes import (
     ThemeFileError,
-    default_themes_dir,
+    bundled_themes_dir,
     load_theme_file,
     load_themes,
     theme_from_mapping,
@@ -22,9 +22,33 @@ def test_shipped_themes_load():
     assert light.dark is False
 
 
-def test_theme_folder_is_top_level():
-    assert default_themes_dir().name == "themes"
-    assert (default_themes_dir() / "dark.toml").is_file()
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_bundled_themes_are_package_data_and_the_top_level_folder_shows_them():
+    bundled = bundled_themes_dir()
+    assert (bundled / "dark.toml").is_file()
+    # Read from inside the package (importlib.resources), not from a data-files prefix.
+    assert Path(str(bundled)).resolve() == (REPO / "tclk_tui" / "themes").resolve()
+    top = REPO / "themes"
+    assert sorted(p.name for p in top.glob("*.toml")) == sorted(
+        entry.name for entry in bundled.iterdir() if entry.name.endswith(".toml"))
+
+
+def test_user_themes_load_beside_the_bundled_ones(tmp_path: Path):
+    (tmp_path / "mine.toml").write_text('name = "mine"\nprimary = "#123456"\n')
+    (tmp_path / "broken.toml").write_text('name = "broken"\nprimary = "nope"\n')
+    (tmp_path / "dark-again.toml").write_text('name = "tclk-dark"\nprimary = "#123456"\n')
+    (tmp_path / "notes.txt").write_text("not a theme")
+    loaded = load_themes(user_folder=tmp_path)
+    names = [theme.name for theme in loaded.themes]
+    assert {"tclk-dark", "tclk-light", "tclk-high-contrast", "mine"} <= set(names)
+    assert names.count("tclk-dark") == 1
+    assert len(loaded.problems) == 2
+    assert f"{tmp_path / 'broken.toml'}: primary is not a colour: 'nope'" in loaded.problems
+    assert any(p.startswith(str(tmp_path / "dark-again.toml")) and "duplicate" in p
+               for p in loaded.problems)
+    assert load_themes(user_folder=tmp_path / "absent").problems == ()
 
 
 def test_unknown_key_is_refused():
@@ -113,3 +137,30 @@ async def test_theme_callback_failure_is_reported_not_fatal(wallet, clock):
         await wait_for(pilot, lambda: any("remember the theme" in n.message
                                           for n in app._notifications), what="notice")
         assert app.is_running
+
+
+async def test_a_user_theme_is_offered_and_a_bad_one_reported_by_path(wallet, clock,
+                                                                       tmp_path: Path):
+    (tmp_path / "mine.toml").write_text('name = "mine"\nprimary = "#123456"\n')
+    (tmp_path / "bad.toml").write_text("name = [")
+    app = TclkApp(wallet, clock_ms=clock, user_themes_dir=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: any(str(tmp_path / "bad.toml") in n.message
+                                          for n in app._notifications), what="notice")
+        notice = next(n.message for n in app._notifications if "bad.toml" in n.message)
+        assert "not valid TOML" in notice
+        assert "mine" in app.theme_names
+        assert app.is_running
+        app.action_set_theme("mine")
+        await wait_for(pilot, lambda: app.theme == "mine", what="user theme")
+
+
+async def test_switching_theme_says_which_theme_is_on(wallet, clock):
+    app = TclkApp(wallet, clock_ms=clock)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert not any(n.message.startswith("Theme:") for n in app._notifications)
+        await pilot.press("ctrl+t")
+        await wait_for(pilot, lambda: any(n.message == f"Theme: {app.theme}"
+                                          for n in app._notifications), what="theme notice")
+        assert app.theme != "tclk-dark"
