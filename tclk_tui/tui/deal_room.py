@@ -20,9 +20,11 @@ from textual.message import Message
 from textual.widgets import DataTable, OptionList, Static
 
 from tclk_tui.engine.views import DealView, RecordView, TimelineEntry
+from tclk_tui.tui.board_pane import BoardPane
 from tclk_tui.tui.deadline_strip import DeadlineStrip
 from tclk_tui.tui.deal_list import DealList
 from tclk_tui.tui.formatting import short_did, short_hex, utc_hhmm, utc_time
+from tclk_tui.tui.keymap import bound_keys
 from tclk_tui.tui.safe import join, literal
 from tclk_tui.tui.transcript_table import TranscriptTable
 
@@ -32,10 +34,14 @@ GATED_ACTIONS = frozenset({"lock", "reveal", "refund", "cancel"})
 ACTION_LABELS = {"accept": "Accept", "lock": "Lock", "reveal": "Reveal", "refund": "Refund",
                  "cancel": "Cancel", "heartbeat": "Heartbeat", "receipt": "Receipt",
                  "reconcile": "Reconcile"}
-NO_DEALS = "No deals yet. On the board: a accepts the highlighted offer, n posts a new one."
 
 
-def summary_text(view: DealView) -> Text:
+def no_deals_text(accept_key: str = "a", new_offer_key: str = "n") -> Text:
+    return Text(f"No deals yet. On the board: {accept_key} accepts the highlighted offer, "
+                f"{new_offer_key} posts a new one.")
+
+
+def summary_text(view: DealView, reconcile_key: str = "g") -> Text:
     parts: list[Text | str] = [
         literal(view.role, style="bold"), "·",
         literal(view.amount), literal(view.asset), "·", literal(view.lock), "lock ·",
@@ -58,7 +64,7 @@ def summary_text(view: DealView) -> Text:
     lines = [line1, line2]
     if view.disagreement:
         lines.append(join(Text("UNKNOWN:", style="bold reverse"), literal(view.disagreement),
-                          "· g reconciles: re-reads the rail and re-folds"))
+                          f"· {reconcile_key} reconciles: re-reads the rail and re-folds"))
     if view.lock_facts:
         lines.append(join(*[literal(f"{label} {value}", max_len=60)
                             for label, value in view.lock_facts]))
@@ -179,12 +185,17 @@ class DealRoomPane(Vertical):
     def compose(self) -> ComposeResult:
         yield DealList(id="deal-list")
         with Vertical(id="deal-main"):
-            yield Static(Text(NO_DEALS), id="deal-summary")
+            yield Static(self._no_deals(), id="deal-summary")
             yield DeadlineStrip(clock_ms=self._clock_ms, id="deadlines")
             yield TranscriptTable(id="transcript")
             yield Static(Text(""), id="record-detail")
             yield Static(Text(""), id="deal-timeline")
             yield Static(Text(""), id="deal-agents")
+
+    def _no_deals(self) -> Text:
+        """Names the board's keys bound now (a keymap file may have moved them)."""
+        return no_deals_text(bound_keys(self, "board.accept", BoardPane.BINDINGS),
+                             bound_keys(self, "board.new_offer", BoardPane.BINDINGS))
 
     # -- what the app hands us ----------------------------------------------------------------
 
@@ -198,12 +209,13 @@ class DealRoomPane(Vertical):
         summary = self.query_one("#deal-summary", Static)
         transcript = self.query_one(TranscriptTable)
         if view is None:
-            summary.update(Text(NO_DEALS))
+            summary.update(self._no_deals())
             self.query_one(DeadlineStrip).show(None)
             transcript.show(())
             self.query_one("#deal-timeline", Static).update(Text(""))
         else:
-            summary.update(summary_text(view))
+            summary.update(summary_text(view, bound_keys(self, "deal.reconcile",
+                                                         self.BINDINGS)))
             self.query_one(DeadlineStrip).show(view.deadlines)
             transcript.show(view.records)
             self.query_one("#deal-timeline", Static).update(

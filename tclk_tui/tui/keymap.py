@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from textual.binding import Binding, BindingType
+from textual.dom import DOMNode
 from textual.keys import ASCII_KEY_NAMES, KEY_NAME_REPLACEMENTS
 
 KEYMAP_FILE = "keymap.toml"
@@ -68,6 +69,17 @@ def as_bindings(items: Iterable[BindingType]) -> list[Binding]:
             key, action, *rest = item
             out.append(Binding(key, action, rest[0] if rest else ""))
     return out
+
+
+def bound_keys(node: DOMNode, binding_id: str, bindings: Iterable[BindingType]) -> str:
+    """How the app writes the keys of binding `binding_id` (one of `bindings`), after the
+    operator's keymap: a hint on screen names the key that works, not the default."""
+    binding = next(b for b in as_bindings(bindings) if b.id == binding_id)
+    app = node.app
+    display = getattr(app, "keys_display", None)
+    if callable(display):
+        return str(display(binding))
+    return ",".join(app.get_key_display(binding.with_key(key)) for key in binding_keys(binding))
 
 
 def _flatten(table: Mapping[str, object], prefix: str = "") -> Iterable[tuple[str, object]]:

@@ -17,9 +17,8 @@ from textual.widgets import DataTable, Static
 
 from tclk_tui.engine.views import HeldSecret, VaultStatus
 from tclk_tui.tui.formatting import short_hex
+from tclk_tui.tui.keymap import bound_keys
 from tclk_tui.tui.safe import join, literal
-
-VAULT_HINT = "b backs up the master seed · t restores it · v shows the highlighted secret"
 
 
 def status_text(status: VaultStatus | None) -> Text:
@@ -67,7 +66,15 @@ class VaultPane(Vertical):
         yield Static(status_text(None), id="vault-status")
         yield DataTable(id="vault-secrets", cursor_type="row", zebra_stripes=False)
         yield Static(Text(""), id="vault-detail")
-        yield Static(Text(VAULT_HINT), id="vault-hint")
+        yield Static(Text(self._hint()), id="vault-hint")
+
+    def _hint(self) -> str:
+        """The keys bound now (a keymap file may have moved them), not the defaults."""
+        def key(binding_id: str) -> str:
+            return bound_keys(self, binding_id, self.BINDINGS)
+
+        return (f"{key('vault.backup')} backs up the master seed · {key('vault.restore')} "
+                f"restores it · {key('vault.reveal')} shows the highlighted secret")
 
     def on_mount(self) -> None:
         table = self.query_one("#vault-secrets", DataTable)

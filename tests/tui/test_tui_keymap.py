@@ -5,13 +5,14 @@ from pathlib import Path
 from textual.widgets import Tabs
 
 from tclk_tui.tui.app import TclkApp
+from tclk_tui.tui.deal_room import summary_text
 from tclk_tui.tui.gate_screen import GateScreen
 from tclk_tui.tui.help_screen import HelpScreen
 from tclk_tui.tui.key_scopes import DIALOGS, binding_scopes, bindings_of, fixed_ids
 from tclk_tui.tui.keymap import load_keymap, resolve_keymap
 from tclk_tui.tui.offer_form import OfferFormScreen
 from tests.tui.conftest import screen_text, wait_for
-from tests.tui.contract_wallet import gate_request, make_deal
+from tests.tui.contract_wallet import ContractWallet, gate_request, make_deal, make_offer
 
 
 def _own_bindings():
@@ -217,3 +218,19 @@ async def test_tab_strip_focus_and_pane_table_agree(wallet, clock):
         assert app.active_pane == "board"
         await pilot.press("4")
         await wait_for(pilot, lambda: isinstance(app.focused, Tabs), what="arbiter tabs")
+
+
+async def test_hints_on_screen_name_the_moved_keys(clock, tmp_path: Path):
+    keymap = tmp_path / "keymap.toml"
+    keymap.write_text('"vault.backup" = "B"\n"board.new_offer" = "o"\n')
+    wallet = ContractWallet(rows=[make_offer(1)], deals=[], clock=clock)
+    app = TclkApp(wallet, clock_ms=clock, keymap_file=keymap)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("3")
+        await wait_for(pilot, lambda: "B backs up the master seed" in screen_text(app),
+                       what="vault hint")
+        await pilot.press("2")
+        await wait_for(pilot, lambda: "o posts a new one" in screen_text(app),
+                       what="no-deals hint")
+    view = make_deal(disagreement="the rail says refunded")
+    assert "G reconciles" in summary_text(view, "G").plain
