@@ -57,18 +57,43 @@ def data_dir(args: argparse.Namespace) -> Path:
     return Path(platformdirs.user_data_dir("tclk-tui", appauthor=False))
 
 
-def _passphrase_prompt(profile: str, vault_file: Path) -> Callable[[], str] | None:
-    """Ask on the terminal; a new vault file asks twice, since a typo would lock it for good."""
+PASSPHRASE_VAR = "TCLK_PASSPHRASE"  # noqa: S105 (the variable's name, not a passphrase)
+NEW_PASSPHRASE_TRIES = 3
+PASSPHRASE_HOWTO = (f"To give one: run it on a terminal to be asked, or put the passphrase "
+                    f"in {PASSPHRASE_VAR}, or name another variable that holds it with "
+                    "--passphrase-env VAR")
+
+
+def _passphrase_prompt(args: argparse.Namespace) -> Callable[[], str] | None:
+    """Ask on the terminal; a new vault file asks twice, since a typo would lock it for good,
+    and asks again (a few times) for a passphrase that falls short of the strength rule."""
+    from tclk_tui.vault.chooser import vault_file_path
+
     if not sys.stdin.isatty():
         return None
+    profile = args.profile
+    vault_file = vault_file_path(profile, data_dir(args))
+    why = ("--vault file was asked for" if args.vault == "file" else
+           "there is no usable OS keyring here (as usual over SSH)")
 
     def ask() -> str:
+        from tclk_tui.vault.errors import VaultLocked, WeakPassphrase
+        from tclk_tui.vault.strength import passphrase_problem
+
         if vault_file.exists():
             return getpass.getpass(f"passphrase for the {profile} vault: ")
-        first = getpass.getpass(f"new passphrase for the {profile} vault: ")
+        print(f"tclk-tui: {why}, so profile {profile} keeps its secrets in a new encrypted "
+              f"vault file, {vault_file}, locked by the passphrase you choose now",
+              file=sys.stderr)
+        for _ in range(NEW_PASSPHRASE_TRIES):
+            first = getpass.getpass(f"new passphrase for the {profile} vault: ")
+            problem = passphrase_problem(first)
+            if problem is None:
+                break
+            print(f"tclk-tui: too weak: {problem}", file=sys.stderr)
+        else:
+            raise WeakPassphrase(f"no vault was created: {problem}")
         if getpass.getpass("the same passphrase again: ") != first:
-            from tclk_tui.vault.errors import VaultLocked
-
             raise VaultLocked("the two passphrases differ; no vault was created")
         return first
 
@@ -76,14 +101,25 @@ def _passphrase_prompt(profile: str, vault_file: Path) -> Callable[[], str] | No
 
 
 def open_profile_vault(args: argparse.Namespace):
-    from tclk_tui.vault.chooser import open_vault, vault_file_path
+    from tclk_tui.vault.chooser import open_vault
+    from tclk_tui.vault.errors import PassphraseMissing
 
     home = data_dir(args)
     # An explicit --passphrase-env is the operator's choice even on a terminal: no prompt then.
-    prompt = None if args.passphrase_env else _passphrase_prompt(
-        args.profile, vault_file_path(args.profile, home))
-    return open_vault(args.profile, home, prefer=args.vault, passphrase=prompt,
-                      passphrase_env=args.passphrase_env)
+    prompt = None if args.passphrase_env else _passphrase_prompt(args)
+    try:
+        return open_vault(args.profile, home, prefer=args.vault, passphrase=prompt,
+                          passphrase_env=args.passphrase_env, strong_new_passphrase=True)
+    except PassphraseMissing as exc:
+        raise type(exc)(f"{exc}. {PASSPHRASE_HOWTO}") from None
+
+
+def first_run_text(profile: str, where: str) -> str:
+    """Said once, when a profile's identity is made: where its secrets are, and the backup."""
+    return (f"tclk-tui: new profile {profile}: its secrets are kept in {where}. Back up its "
+            "master seed now with `tclk-tui vault backup --yes --out FILE` (then store FILE "
+            "offline): that one backup restores this identity and the secrets of every live "
+            "deal, which nothing else can if this vault is lost")
 
 
 def need_terminal(what: str) -> None:
@@ -110,6 +146,8 @@ async def open_wallet(args: argparse.Namespace, *, follow: bool = False):
     vault = open_profile_vault(args)
     wallet = await Wallet.open(args.profile, venue_url=args.venue, data_dir=data_dir(args),
                                vault=vault, follow=follow)
+    if wallet.first_run:  # the app says it on its screen too
+        print(first_run_text(args.profile, vault.describe()), file=sys.stderr)
     if not follow and wallet.venue_status.state == "offline":
         detail = wallet.venue_status.detail
         await wallet.close()
@@ -243,7 +281,7 @@ def cmd_vault(args: argparse.Namespace) -> int:
     if args.vault_command == "backup":
         if not args.yes:
             raise CommandError("confirmation-required", "the master seed restores every deal "
-                               "secret: re-run with --yes to print it once")
+                               "secret: re-run with --yes to print it")
         seed = vault.export_seed()
         if args.out:
             path = Path(args.out)
@@ -325,13 +363,13 @@ def _serve_passphrase_env(args: argparse.Namespace) -> str | None:
     a missing vault is said before anything listens; a passphrase typed now reaches each served
     app through the environment (never its command line), under the name returned."""
     from tclk_tui.tui.serve import PASSPHRASE_VAR
-    from tclk_tui.vault.chooser import open_vault, vault_file_path
+    from tclk_tui.vault.chooser import open_vault
 
     if args.passphrase_env:
         open_profile_vault(args)
         return args.passphrase_env
     typed: list[str] = []
-    prompt = _passphrase_prompt(args.profile, vault_file_path(args.profile, data_dir(args)))
+    prompt = _passphrase_prompt(args)
 
     def ask() -> str:
         assert prompt is not None
@@ -339,7 +377,7 @@ def _serve_passphrase_env(args: argparse.Namespace) -> str | None:
         return typed[-1]
 
     open_vault(args.profile, data_dir(args), prefer=args.vault,
-               passphrase=ask if prompt is not None else None)
+               passphrase=ask if prompt is not None else None, strong_new_passphrase=True)
     if not typed:
         return None
     os.environ[PASSPHRASE_VAR] = typed[-1]
@@ -463,8 +501,12 @@ def _common(suppress: bool) -> _Parser:
                         help="data directory (default: the platform's user data dir)")
     common.add_argument("--vault", choices=("auto", "keyring", "file"), default=default("auto"),
                         help="vault backend (default auto)")
-    common.add_argument("--passphrase-env", metavar="VAR", default=default(None),
-                        help="environment variable holding the vault file passphrase")
+    common.add_argument("--passphrase-env", metavar="VAR",
+                        default=default(PASSPHRASE_VAR if os.environ.get(PASSPHRASE_VAR)
+                                        else None),
+                        help="environment variable holding the vault file passphrase "
+                             f"(default: {PASSPHRASE_VAR} when it is set; otherwise a "
+                             "terminal asks)")
     common.add_argument("--json", action="store_true", default=default(False),
                         help="machine-readable output, errors included")
     return common
@@ -568,9 +610,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("vault", cmd_vault, "vault doctor, backup, restore")
     vsub = p.add_subparsers(dest="vault_command", required=True, metavar="VAULT_COMMAND")
     vsub.add_parser("doctor", parents=[common], help="which backend is active and why")
-    b = vsub.add_parser("backup", parents=[common], help="show or write the master seed once")
+    b = vsub.add_parser("backup", parents=[common],
+                        help="show the master seed, or write it to a new file")
     b.add_argument("--yes", action="store_true",
-                   help="confirm: print (or write) the master seed once")
+                   help="confirm: print (or write) the master seed")
     b.add_argument("--out", help="write to this new file (mode 600) instead of the screen")
     r = vsub.add_parser("restore", parents=[common], help="restore the master seed")
     r.add_argument("seed", nargs="?", default="-",

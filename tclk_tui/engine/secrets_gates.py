@@ -26,12 +26,14 @@ class SecretGates:
         self.now_ms = now_ms
 
     def vault_status(self) -> VaultStatus:
+        # The backend is named once, in `backend`; `detail` says what it holds.
         try:
             healthy = self.vault.has_seed()
-            detail = self.vault.describe()
         except VaultError as exc:
             return VaultStatus(backend=type(self.vault.backend).__name__, healthy=False,
                                detail=str(exc))
+        detail = ("master seed held" if healthy else
+                  "no master seed: nothing can be derived until a backup is restored")
         return VaultStatus(backend=self.vault.backend.describe(), healthy=healthy, detail=detail)
 
     def held_secrets(self) -> list[HeldSecret]:
@@ -47,7 +49,7 @@ class SecretGates:
 
     def request_seed_backup(self) -> GateRequest:
         facts = (GateFact("what", None, "the master seed restores every deal secret"),
-                 GateFact("where", None, "it is shown once, on this screen only"),
+                 GateFact("where", None, "on this screen only, until you close it"),
                  GateFact("fingerprint", None, self.vault.seed_fingerprint()))
         return GateRequest(action="seed-backup", deal_id="", contract=None, facts=facts,
                            confirm_code=SEED_BACKUP_CODE, created_ms=self.now_ms(),

@@ -94,6 +94,9 @@ class Wallet:
         self.client = client
         self.rails = rails
         self._clock = clock_ms
+        # True when this opening made the profile's master seed: the faces then say where its
+        # secrets live and ask for a seed backup, once.
+        self.first_run = False
         self.events = EventBus()
         self.board = OffersBoard(identity.did)
         self.keeper = VaultKeeper(vault)
@@ -156,7 +159,8 @@ class Wallet:
         journal = Journal(profile_dir / "journal.sqlite3", clock=clock_ms)
         known = {row.did for row in journal.identities()}
         try:
-            if known and not vault.has_seed() and vault.backend.get(IDENTITY_ENTRY) is None:
+            had_seed = vault.has_seed()
+            if known and not had_seed and vault.backend.get(IDENTITY_ENTRY) is None:
                 raise EngineError(
                     f"profile {profile} already has an identity ({sorted(known)[0]}) but this "
                     "vault holds none of its secrets: open the profile's own vault (see "
@@ -195,6 +199,7 @@ class Wallet:
         wallet = cls(profile=profile, venue_url=venue_url, vault=vault, journal=journal,
                      identity=identity, client=client, rails=all_rails, clock_ms=clock_ms)
         wallet._owned_rails = owned
+        wallet.first_run = not had_seed
         try:
             wallet._restore()
             await wallet.rail_watch.reconcile()

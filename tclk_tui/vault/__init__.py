@@ -21,6 +21,8 @@ from tclk_tui.vault.chooser import (
 from tclk_tui.vault.errors import (
     BackupTextInvalid,
     InvalidEntryName,
+    NowhereSafe,
+    PassphraseMissing,
     SeedConflict,
     SeedMissing,
     VaultCorrupt,
@@ -30,6 +32,7 @@ from tclk_tui.vault.errors import (
     VaultTimeout,
     VaultTruncated,
     VaultUnavailable,
+    WeakPassphrase,
     WrongPassphrase,
 )
 from tclk_tui.vault.file_backend import FileVaultBackend, FileVaultInfo, PassphraseSource
@@ -69,6 +72,8 @@ __all__ = [
     "KeyringVaultBackend",
     "MasterSeed",
     "MemoryVaultBackend",
+    "NowhereSafe",
+    "PassphraseMissing",
     "PassphraseSource",
     "Prefer",
     "SecretValue",
@@ -83,6 +88,7 @@ __all__ = [
     "VaultTimeout",
     "VaultTruncated",
     "VaultUnavailable",
+    "WeakPassphrase",
     "WrongPassphrase",
     "assess_keyring",
     "check_profile",

@@ -17,7 +17,12 @@ from typing import Any, Literal
 import keyring.backend
 
 from tclk_tui.vault.backend import check_profile
-from tclk_tui.vault.errors import VaultError, VaultLocked, VaultUnavailable
+from tclk_tui.vault.errors import (
+    NowhereSafe,
+    PassphraseMissing,
+    VaultError,
+    VaultUnavailable,
+)
 from tclk_tui.vault.file_backend import FileVaultBackend, FileVaultInfo, PassphraseSource
 from tclk_tui.vault.file_format import DEFAULT_KDF, KdfParams
 from tclk_tui.vault.keyring_backend import DEFAULT_TIMEOUT_S, KeyringVaultBackend
@@ -116,19 +121,23 @@ def open_vault(
     keyring_backend: keyring.backend.KeyringBackend | None = None,
     keyring_timeout_s: float = DEFAULT_TIMEOUT_S,
     unlock: bool = True,
+    strong_new_passphrase: bool = False,
 ) -> Vault:
     """Open the vault of `profile`, choosing its backend as the module docstring says.
 
     With `unlock=True` a file vault asks for its passphrase now, so a wrong passphrase surfaces
     at startup rather than at the first secret a deal needs. Raises VaultUnavailable when there
-    is nowhere safe to keep secrets, VaultLocked when the choice needs a passphrase or an unlocked
-    keyring it does not have, WrongPassphrase for a wrong passphrase.
+    is nowhere safe to keep secrets (NowhereSafe when a passphrase would have made a file
+    vault possible), PassphraseMissing when the choice needs a passphrase it has no source for,
+    VaultLocked for a keyring it cannot unlock, WrongPassphrase for a wrong passphrase, and
+    WeakPassphrase when `strong_new_passphrase` holds a new file to `strength.RULE`.
     """
     profile = check_profile(profile)
     prefer = _check_prefer(prefer)
     path = vault_file_path(profile, data_dir)
     file_backend = FileVaultBackend(
-        path, passphrase=passphrase, passphrase_env=passphrase_env, kdf=kdf
+        path, passphrase=passphrase, passphrase_env=passphrase_env, kdf=kdf,
+        strong_new_passphrase=strong_new_passphrase,
     )
     file_info = file_backend.info()
     has_passphrase = file_backend.has_passphrase_source()
@@ -141,7 +150,7 @@ def open_vault(
         return Vault(kb, profile=profile)
     if decision.active == "file":
         if not has_passphrase:
-            raise VaultLocked(
+            raise PassphraseMissing(
                 f"{decision.reason}, and opening it needs a passphrase source (a prompt, or the "
                 "name of an environment variable holding it)"
             )
@@ -152,7 +161,9 @@ def open_vault(
         # The keyring's own typed failure (locked, timed out, unavailable) tells the caller more.
         raise probe.error
     if prefer == "file":
-        raise VaultLocked(decision.reason)
+        raise PassphraseMissing(decision.reason)
+    if prefer == "auto":  # auto refuses only when there is no keyring and no passphrase
+        raise NowhereSafe(decision.reason)
     raise VaultUnavailable(decision.reason)
 
 

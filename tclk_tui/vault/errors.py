@@ -21,6 +21,22 @@ class VaultUnavailable(VaultError):
     """No usable store: no OS keyring, an unsafe keyring backend, a file lock held elsewhere."""
 
 
+class PassphraseMissing(VaultLocked):
+    """A vault file must be opened or created and no passphrase source gives one.
+
+    Its own type so that a face can add how that face takes a passphrase (a prompt, a flag, a
+    variable), which this package does not know.
+    """
+
+
+class NowhereSafe(VaultUnavailable, PassphraseMissing):
+    """No usable OS keyring and no passphrase for an encrypted file: nowhere to keep secrets."""
+
+
+class WeakPassphrase(VaultError):
+    """A new vault file's passphrase falls short of the rule in `strength`; nothing was created."""
+
+
 class VaultTimeout(VaultUnavailable):
     """The OS keyring did not answer in time (typically an unlock prompt nobody can see)."""
 

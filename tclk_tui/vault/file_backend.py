@@ -24,7 +24,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tclk_tui.vault.backend import check_value, validate_entry_name
-from tclk_tui.vault.errors import VaultError, VaultLocked, VaultUnavailable
+from tclk_tui.vault.errors import (
+    PassphraseMissing,
+    VaultError,
+    VaultLocked,
+    VaultUnavailable,
+    WeakPassphrase,
+)
 from tclk_tui.vault.file_format import (
     DEFAULT_KDF,
     Header,
@@ -38,6 +44,7 @@ from tclk_tui.vault.file_format import (
     seal,
 )
 from tclk_tui.vault.secret import SecretValue
+from tclk_tui.vault.strength import passphrase_problem
 
 try:
     import fcntl
@@ -77,7 +84,9 @@ class FileVaultBackend:
     The passphrase comes from `passphrase` (a callable, asked at most once per process, only when
     the file must be opened or created) or else from the environment variable the operator names
     in `passphrase_env`. `kdf` applies when this object creates the file; an existing file keeps
-    the costs in its header.
+    the costs in its header. With `strong_new_passphrase` a file this object would create
+    refuses a passphrase that falls short of `strength.RULE` (an operator's new vault; tests
+    and the demo's throwaway vault choose their own).
     """
 
     def __init__(
@@ -88,8 +97,10 @@ class FileVaultBackend:
         passphrase_env: str | None = None,
         kdf: KdfParams = DEFAULT_KDF,
         lock_timeout_s: float = 10.0,
+        strong_new_passphrase: bool = False,
     ) -> None:
         self._path = Path(path)
+        self._strong_new_passphrase = strong_new_passphrase
         self._passphrase_source = passphrase
         self._passphrase_env = passphrase_env
         self._kdf = kdf
@@ -191,7 +202,21 @@ class FileVaultBackend:
     def _passphrase(self) -> SecretValue:
         secret, problem = self._ask_passphrase()
         if secret is None:
+            if self._passphrase_source is None:
+                raise PassphraseMissing(problem or "no passphrase")
             raise VaultLocked(problem or "no passphrase")
+        return secret
+
+    def _new_passphrase(self) -> SecretValue:
+        """The passphrase for a file this object is about to create, held to the rule."""
+        secret = self._passphrase()
+        if self._strong_new_passphrase:
+            problem = passphrase_problem(secret.reveal())
+            if problem is not None:
+                where = ("the passphrase given" if self._passphrase_source is not None or
+                         self._passphrase_env is None else
+                         f"the passphrase in {self._passphrase_env}")
+                raise WeakPassphrase(f"{where} is too weak; no vault was created: {problem}")
         return secret
 
     def _ask_passphrase(self) -> tuple[SecretValue | None, str | None]:
@@ -224,7 +249,9 @@ class FileVaultBackend:
         cache_key = (salt, kdf.opslimit, kdf.memlimit)
         key = self._keys.get(cache_key)
         if key is None:
-            key = derive_key(self._passphrase(), salt, kdf)
+            # No header: the file does not exist yet and this key will create it.
+            passphrase = self._passphrase() if header is not None else self._new_passphrase()
+            key = derive_key(passphrase, salt, kdf)
             if header is not None and not key_matches(header, key):
                 # Not cached: the next attempt asks again (the operator may have mistyped).
                 return key

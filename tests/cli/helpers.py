@@ -12,7 +12,7 @@ from tclk_tui.vault.file_format import KdfParams
 from tclk_tui.vault.seed import Vault
 
 PASS_ENV = "TCLK_TEST_VAULT_PASS"
-PASSPHRASE = "pw"
+PASSPHRASE = "cheap test pass phrase"  # meets the rule for a new vault
 
 
 def vault_of(home: Path, profile: str) -> Vault:

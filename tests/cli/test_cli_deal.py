@@ -9,7 +9,7 @@ import sys
 
 import httpx
 
-from tests.cli.helpers import PASS_ENV, make_vault, run_cli
+from tests.cli.helpers import PASS_ENV, PASSPHRASE, make_vault, run_cli
 
 
 async def test_cli_hash_lock_deal_on_paper_ends_claimed_and_audits(venue, home, tmp_path):
@@ -83,7 +83,7 @@ async def test_vault_backup_then_restore_from_stdin_into_a_new_home(venue, home,
     seed = out.strip()
     new_home = tmp_path / "new-home"
     make_vault(new_home, "alice")  # an existing vault with another seed: needs --replace
-    env = dict(os.environ, **{PASS_ENV: "pw"})
+    env = dict(os.environ, **{PASS_ENV: PASSPHRASE})
     proc = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "tclk_tui.cli", "--home", str(new_home), "--profile", "alice",
         "--vault", "file", "--passphrase-env", PASS_ENV, "vault", "restore", "--replace",

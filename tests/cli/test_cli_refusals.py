@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.helpers import PASS_ENV, make_vault, run_cli
+from tests.cli.helpers import PASS_ENV, PASSPHRASE, make_vault, run_cli
 
 
 def _run(home_dir: Path, *args: str, stdin=subprocess.DEVNULL) -> subprocess.CompletedProcess:
-    env = dict(os.environ, **{PASS_ENV: "pw"})
+    env = dict(os.environ, **{PASS_ENV: PASSPHRASE})
     return subprocess.run([sys.executable, "-m", "tclk_tui.cli", "--home", str(home_dir),
                            "--vault", "file", "--passphrase-env", PASS_ENV, *args],
                           stdin=stdin, capture_output=True, text=True, timeout=60, env=env,
@@ -60,7 +60,7 @@ def test_the_app_without_a_terminal_says_so(tmp_path, args):
 def test_passphrase_env_is_honoured_on_a_terminal(tmp_path):
     make_vault(tmp_path, "default")
     main_fd, child_fd = pty.openpty()
-    env = dict(os.environ, **{PASS_ENV: "pw"})
+    env = dict(os.environ, **{PASS_ENV: PASSPHRASE})
     proc = subprocess.Popen([sys.executable, "-m", "tclk_tui.cli", "--home", str(tmp_path),
                              "--vault", "file", "--passphrase-env", PASS_ENV, "vault",
                              "backup", "--yes"], stdin=child_fd, stdout=child_fd,
