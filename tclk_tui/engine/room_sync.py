@@ -32,10 +32,18 @@ from tclk_tui.technocore.follow import (
     RingGap,
     WaitNotHeld,
 )
-from tclk_tui.technocore.records import VenueRecord
+from tclk_tui.technocore.records import SignatureKey, VenueRecord, signature_key
+from tclk_tui.technocore.verify import StreamingVerifier
 
 READ_LIMIT = 200
 RETRY_S = 2.0
+
+
+def _may_name_a_deal(line: str) -> bool:
+    """False only for a line that cannot decode to an accept or a cancel: a frame's `type`
+    is spelled out in its line unless a JSON escape (a backslash) hides it. Most of a ring is
+    offers, which routing then skips without decoding."""
+    return "accept" in line or "cancel" in line or "\\" in line
 
 
 class RoomSync:
@@ -56,6 +64,9 @@ class RoomSync:
         self.status = VenueStatus("connecting")
         self.following = False
         self._followed: set[str] = set()
+        # Board records the journal replay just verified, so the start-up export of the same
+        # ring does not verify them again; emptied by that first sync.
+        self._verified_before: set[SignatureKey] = set()
 
     # -- the journal, at start-up -----------------------------------------------------------
 
@@ -67,7 +78,16 @@ class RoomSync:
         """
         board = self.evidence.records(OFFER_ROOM)
         decoded = DecodedLines()
-        self.board.ingest(board, now_ms=self.now_ms(), decoded=decoded)
+        with StreamingVerifier(len(board)) as verifier:
+            for record in board:
+                verifier.add(record)
+            for record in board:  # decoded while the threads check the signatures
+                decoded.decode(record.line)
+            verdicts = verifier.results()
+        self.board.ingest(board, now_ms=self.now_ms(), verdicts=verdicts, decoded=decoded)
+        self._verified_before = {signature_key(record)
+                                 for record, verdict in zip(board, verdicts, strict=True)
+                                 if verdict.ok}
         self.route_board(board, decoded)
         for deal in restored:
             if deal.room:
@@ -78,10 +98,16 @@ class RoomSync:
 
     async def sync(self) -> None:
         """Read the board and every live deal room once, whole (export), and fold them in."""
-        export = await self.client.export(OFFER_ROOM)
+        # Lines the board has not seen yet are decoded while the export's signatures are
+        # checked; the records the journal replay brought in need neither.
+        known, self._verified_before = self._verified_before, set()
+        decoded = DecodedLines()
+        export = await self.client.export(
+            OFFER_ROOM, verified_before=known,
+            while_verifying=lambda r: signature_key(r) in known or decoded.decode(r.line))
         for bad in export.malformed:
             self.board_reject(bad.reason, bad.seq, bad.raw)
-        self.ingest(OFFER_ROOM, list(export.records), export.generation)
+        self.ingest(OFFER_ROOM, list(export.records), export.generation, decoded=decoded)
         for deal in self.book:
             if deal.room and not deal.state.terminal:
                 room_export = await self.client.export(deal.room)
@@ -90,16 +116,18 @@ class RoomSync:
         self.set_status("following" if self._followed else "connecting", "")
 
     def ingest(self, room: str, records: list[VenueRecord], generation: int | None, *,
-               complete: bool = True) -> None:
+               complete: bool = True, decoded: DecodedLines | None = None) -> None:
         """Journal, then fold in, records of one room in venue order.
 
         `complete` says nothing unread lies between the journal's cursor and these records, so
         the cursor may move past them; records at or below the cursor are journaled already.
+        `decoded` may hold lines of these records decoded already.
         """
         signed = [r for r in records if r.verified]
         cursor = self.journal.cursor(room)
         done = cursor.seq if cursor is not None and cursor.generation == (generation or 0) else 0
-        decoded = DecodedLines()  # each line decoded once for the journal, board and routing
+        if decoded is None:  # each line decoded once for the journal, board and routing
+            decoded = DecodedLines()
         self.evidence.add([r for r in signed if r.seq > done], decoded)
         if complete and signed and signed[-1].seq > done:
             self.journal.set_cursor(room, generation or 0, signed[-1].seq)
@@ -139,6 +167,8 @@ class RoomSync:
         """Hand each accept and board cancel to the deal it names."""
         lines = decoded if decoded is not None else DecodedLines()
         for record in transcript:
+            if not _may_name_a_deal(record.line):
+                continue
             frame = lines.frame(record.line)
             if frame is None:
                 continue

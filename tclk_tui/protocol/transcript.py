@@ -375,9 +375,12 @@ def _fold_one(
         return state, None, False, reason
     assert fields is not None
     room, _seq, stamp, line, sender = fields[:5]
-    frame, reason = _decoded(line)
-    if frame is None:
-        return state, None, False, reason
+    try:  # `_decoded`, written out: this runs once per record of every fold
+        frame = decode_frame(line)
+    except TclkError as exc:
+        return state, None, False, str(exc)
+    except Exception as exc:
+        return state, None, False, f"tclk: frame could not be decoded ({type(exc).__name__})"
     kind = frame.get("type")
     if not isinstance(kind, str):
         return state, None, False, f"tclk: unknown frame type: {quote(kind)}"
@@ -418,14 +421,19 @@ def fold_transcript(records: Iterable[object], room_binding: str = "strict") -> 
             fields = _record_fields(record)
         except Exception:
             fields = None
-        room = fields[0] if fields is not None and isinstance(fields[0], str) else ""
-        seq = fields[1] if fields is not None and _is_safe_index(fields[1]) else -1
+        if fields is None:
+            room, seq = "", -1
+        else:
+            room = fields[0] if isinstance(fields[0], str) else ""
+            seq = fields[1]
+            if type(seq) is not int or not 0 <= seq <= MAX_SAFE_INTEGER:
+                seq = int(seq) if _is_safe_index(seq) else -1
         try:
             state, kind, ok, reason = _fold_one(state, fields, room_binding, rooms)
         except Exception as exc:  # fail closed: a hostile record is a failed step, never a crash
             failure = type(exc).__name__
             kind, ok, reason = None, False, f"tclk: record could not be folded ({failure})"
-        steps.append(FoldStep(index, room, int(seq), kind, ok, reason))
+        steps.append(FoldStep(index, room, seq, kind, ok, reason))
     return Fold(state, tuple(steps))
 
 

@@ -16,7 +16,7 @@ import asyncio
 import itertools
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Container, Mapping
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Literal
@@ -26,6 +26,7 @@ import httpx
 
 from tclk_tui import __version__
 from tclk_tui.protocol.naming import did_note, legacy_did_note
+from tclk_tui.protocol.transcript import TranscriptRecord
 from tclk_tui.technocore.errors import (
     Conflict,
     MalformedResponse,
@@ -52,6 +53,7 @@ from tclk_tui.technocore.records import (
     MAX_SAFE_INT,
     RoomExport,
     RoomView,
+    SignatureKey,
     VenueRecord,
     loads_strict,
     parse_export,
@@ -428,8 +430,12 @@ class VenueClient:
             generation=generation,
         )
 
-    async def export(self, room: str, *, retry: RetryPolicy | None = None) -> RoomExport:
-        """The room's whole retained ring, byte-exact, with every record parsed and verified."""
+    async def export(self, room: str, *, retry: RetryPolicy | None = None,
+                     verified_before: Container[SignatureKey] = (),
+                     while_verifying: Callable[[TranscriptRecord], object] | None = None,
+                     ) -> RoomExport:
+        """The room's whole retained ring, byte-exact, with every record parsed and verified
+        (but those whose `signature_key` is in `verified_before`: see `parse_export`)."""
         _check_name(room, "room")
         reply = await self._request(
             "GET", f"/r/{room}/export", what=f"export /r/{room}", cap=EXPORT_CAP_BYTES,
@@ -442,7 +448,8 @@ class VenueClient:
             if not (text.isascii() and text.isdigit()) or int(text) > MAX_SAFE_INT:
                 raise MalformedResponse(f"export /r/{room}: bad X-Room-Generation header")
             generation = int(text)
-        return parse_export(room, reply.body, generation)
+        return parse_export(room, reply.body, generation, verified_before=verified_before,
+                            while_verifying=while_verifying)
 
     async def config(self) -> VenueSettings:
         """The deployment's knobs (`/config`); read limits from here rather than assuming."""

@@ -10,6 +10,7 @@ reason beside the good ones; one bad record never hides the rest of a reply.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Container, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from tclk_tui.protocol.didkey import DID_RE
@@ -23,7 +24,7 @@ from tclk_tui.protocol.transcript import (
 from tclk_tui.technocore.errors import MalformedResponse
 from tclk_tui.technocore.identity import MAX_NONCE, MAX_TEXT_CHARS, is_name
 from tclk_tui.technocore.sweep import survives_sweep
-from tclk_tui.technocore.verify import verify_records
+from tclk_tui.technocore.verify import StreamingVerifier
 
 MAX_RAW_REPR = 200
 
@@ -185,33 +186,63 @@ def _raw_seq(message: object) -> int | None:
     return None
 
 
+SignatureKey = tuple[str, str, str | None, str | None, str]
+
+
+def signature_key(record: TranscriptRecord) -> SignatureKey:
+    """Everything a signature check reads of a record that passed the shape checks: two
+    records with the same key get the same verdict."""
+    return record.room, record.sender, record.nonce, record.signature, record.line
+
+
+_VERIFIED = VerifyResult(True, None)
+
+
 def _accept_in_order(
     room: str,
-    messages: list[object],
+    messages: Iterable[object],
     generation: int | None,
     after: int | None,
+    verified_before: Container[SignatureKey] = (),
+    expected: int = 0,
+    while_verifying: Callable[[TranscriptRecord], object] | None = None,
 ) -> tuple[list[VenueRecord], list[Malformed]]:
-    # Shape first, on this thread; then every signature of the batch at once (on a few threads
-    # when it is a whole ring); then, in venue order, each verdict and the seq order. A record
-    # refused for any reason never moves `previous`, exactly as when each was parsed in turn.
+    # Shape first, on this thread (and, for an export, each line's JSON as it comes), while
+    # the signatures of the records already checked are verified on a few threads when about
+    # `expected` records make a whole ring; then, in venue order, each verdict and the seq
+    # order. A record refused for any reason never moves `previous`, exactly as when each was
+    # parsed in turn.
+    seen: list[object] = []
     checked: list[TranscriptRecord | RecordError] = []
-    for message in messages:
-        try:
-            checked.append(_checked(room, message))
-        except RecordError as exc:
-            checked.append(exc)
-    signed = [c for c in checked if isinstance(c, TranscriptRecord) and c.signature is not None]
-    verdicts = iter(verify_records(signed))
+    with StreamingVerifier(expected) as verifier:
+        for message in messages:
+            seen.append(message)
+            try:
+                base = _checked(room, message)
+            except RecordError as exc:
+                checked.append(exc)
+                continue
+            checked.append(base)
+            if base.signature is not None and signature_key(base) not in verified_before:
+                verifier.add(base)
+        if while_verifying is not None:
+            for outcome in checked:
+                if isinstance(outcome, TranscriptRecord):
+                    while_verifying(outcome)
+        fresh = iter(verifier.results())
     records: list[VenueRecord] = []
     malformed: list[Malformed] = []
     previous = after
-    for message, base in zip(messages, checked, strict=True):
+    for message, outcome in zip(seen, checked, strict=True):
         try:
-            if isinstance(base, RecordError):
-                raise base
-            verdict = next(verdicts) if base.signature is not None else None
+            if isinstance(outcome, RecordError):
+                raise outcome
+            verdict: VerifyResult | None = None
+            if outcome.signature is not None:
+                known = signature_key(outcome) in verified_before
+                verdict = _VERIFIED if known else next(fresh)
             assert isinstance(message, dict)
-            record = _venue_record(room, message, base, generation, verdict)
+            record = _venue_record(room, message, outcome, generation, verdict)
         except RecordError as exc:
             malformed.append(Malformed(_short(message), str(exc), _raw_seq(message)))
             continue
@@ -288,7 +319,8 @@ def parse_room_view(room: str, body: bytes | str, since: int | None) -> RoomView
         raise MalformedResponse(f"venue reply for /r/{room} has a non-boolean wait_held")
     if messages and first_seq is None:
         raise MalformedResponse(f"venue reply for /r/{room} has messages but no first_seq")
-    records, malformed = _accept_in_order(room, messages, generation, since)
+    records, malformed = _accept_in_order(room, messages, generation, since,
+                                         expected=len(messages))
     top = max((seq for m in messages if (seq := _raw_seq(m)) is not None), default=None)
     if top is not None and top > last_seq:
         raise MalformedResponse(
@@ -364,9 +396,17 @@ class RoomExport:
         return [record for record in self.records if record.verified]
 
 
-def parse_export(room: str, body: bytes, generation: int | None) -> RoomExport:
-    """Parse an export body (JSONL, one record per line). Bad lines are reported, not fatal."""
-    messages: list[object] = []
+def parse_export(room: str, body: bytes, generation: int | None, *,
+                 verified_before: Container[SignatureKey] = (),
+                 while_verifying: Callable[[TranscriptRecord], object] | None = None,
+                 ) -> RoomExport:
+    """Parse an export body (JSONL, one record per line). Bad lines are reported, not fatal.
+
+    `verified_before` holds the `signature_key`s of records whose signatures this process has
+    just verified (a journal replayed at start-up): those are not checked a second time.
+    `while_verifying` is called with every record that passed the shape checks, verified or
+    not yet, while the signatures are checked on other threads: work the caller will need
+    anyway (decoding the lines) then overlaps them. What it returns is ignored."""
     malformed: list[Malformed] = []
     lines = body.split(b"\n")
     if lines and lines[-1] == b"":
@@ -374,15 +414,20 @@ def parse_export(room: str, body: bytes, generation: int | None) -> RoomExport:
     elif lines:
         malformed.append(Malformed(_short(lines.pop().decode("utf-8", "replace")),
                                    "export ends in a torn line"))
-    for index, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            messages.append(loads_strict(line))
-        except ValueError:
-            malformed.append(Malformed(_short(line.decode("utf-8", "replace")),
-                                       f"export line {index} is not JSON"))
-    records, bad = _accept_in_order(room, messages, generation, None)
+
+    def messages() -> Iterator[object]:
+        # Parsed as they are checked, so this work too overlaps the signature checks.
+        for index, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                yield loads_strict(line)
+            except ValueError:
+                malformed.append(Malformed(_short(line.decode("utf-8", "replace")),
+                                           f"export line {index} is not JSON"))
+
+    records, bad = _accept_in_order(room, messages(), generation, None, verified_before,
+                                    expected=len(lines), while_verifying=while_verifying)
     return RoomExport(
         room=room,
         generation=generation,

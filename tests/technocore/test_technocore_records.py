@@ -175,6 +175,26 @@ def test_a_whole_ring_verified_in_threads_keeps_order_and_refuses_each_bad_recor
         (seq, "record signature does not verify") for seq in (1, count // 2 + 1, count)]
 
 
+def test_export_skips_only_the_signature_checks_the_caller_has_done_already():
+    from tclk_tui.technocore.records import signature_key
+
+    good = signed(PAYER, ROOM, 1, "verified at replay")
+    forged = dict(signed(PAYEE, ROOM, 2, "signed"), text="not what was signed")
+    fresh_forgery = dict(signed(PAYEE, ROOM, 3, "signed too"), text="nor this")
+    first = parse_export(ROOM, export_body([good, forged, fresh_forgery]), 1)
+    assert [r.seq for r in first.records] == [1]
+    keys = {signature_key(r) for r in first.transcript}
+    again = parse_export(ROOM, export_body([good, forged, fresh_forgery]), 1,
+                         verified_before=keys)
+    assert again.records == first.records
+    assert [(m.seq, m.reason) for m in again.malformed] == [
+        (2, "record signature does not verify"), (3, "record signature does not verify")]
+    # The key is the whole signed content: the same seq and signature over another text is
+    # checked afresh.
+    retexted = dict(good, text="verified at replay?")
+    assert parse_export(ROOM, export_body([retexted]), 1, verified_before=keys).records == ()
+
+
 def test_export_torn_tail_is_reported_not_parsed():
     raw = export_body([signed(PAYER, ROOM, 1, "one")]) + b'{"seq":2,"ts"'
     export = parse_export(ROOM, raw, None)
@@ -211,3 +231,24 @@ def test_arbitrary_json_never_crashes_the_record_parser(message):
 def test_arbitrary_bytes_never_crash_the_view_parser(payload):
     with contextlib.suppress(MalformedResponse):
         parse_room_view(ROOM, payload, since=0)
+
+
+@pytest.mark.parametrize("extra", [0, 1, 255])
+def test_streaming_verification_gives_the_serial_verdicts_in_order(extra):
+    from tclk_tui.protocol.transcript import TranscriptRecord
+    from tclk_tui.technocore.verify import PARALLEL_VERIFY_MIN, StreamingVerifier
+
+    count = PARALLEL_VERIFY_MIN + extra
+    records = []
+    for seq in range(1, count + 1):
+        message = signed(PAYER, ROOM, seq, f"streamed {seq}")
+        records.append(TranscriptRecord(
+            room=ROOM, seq=seq, timestamp_ms=1, sender=PAYER.did, nonce=str(message["nonce"]),
+            signature=message["sig"], line="tampered" if seq % 101 == 0 else message["text"]))
+    with StreamingVerifier(count) as verifier:
+        for record in records:
+            verifier.add(record)
+        streamed = verifier.results()
+    assert [v.ok for v in streamed] == [verify_transcript_record(r).ok for r in records]
+    assert [seq for seq, v in enumerate(streamed, start=1) if not v.ok] == list(
+        range(101, count + 1, 101))
