@@ -24,7 +24,7 @@ import shlex
 import signal
 import socket
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +47,8 @@ STATIC_URL = "/static/"
 TITLE = "tclk-tui"
 # How long a stop waits for the served apps to quit (each closes its own wallet).
 STOP_TIMEOUT_S = 20.0
+# How long a closing socket waits for the page's answer (a live browser answers at once).
+CLOSE_TIMEOUT_S = 3.0
 # The environment variable a passphrase typed at `serve` reaches the served apps through.
 PASSPHRASE_VAR = "TCLK_SERVE_PASSPHRASE"  # noqa: S105 (a variable's name)
 # The largest terminal a page may ask for, in cells either way.
@@ -132,7 +134,7 @@ class LoopbackServer(Server):
 
         The session runs in a task of its own, so a stopping server (which cancels request
         handlers) does not cut it short: `_end_sessions` waits for each app to quit."""
-        websocket = web.WebSocketResponse(heartbeat=15)
+        websocket = web.WebSocketResponse(heartbeat=15, timeout=CLOSE_TIMEOUT_S)
         width = _cells(request.query.get("width"), 80)
         height = _cells(request.query.get("height"), 24)
         await websocket.prepare(request)
@@ -148,8 +150,8 @@ class LoopbackServer(Server):
 
         self._sockets.add(websocket)
         try:
-            service = _AppService(self.command, write_bytes=websocket.send_bytes,
-                                  write_str=websocket.send_str, close=close,
+            service = _AppService(self.command, write_bytes=_unless_closed(websocket.send_bytes),
+                                  write_str=_unless_closed(websocket.send_str), close=close,
                                   download_manager=self.download_manager, debug=self.debug)
             await service.start(width, height)
             try:
@@ -199,6 +201,18 @@ class _AppService(AppService):
             await super().run()
         finally:
             await self.remote_close()
+
+
+def _unless_closed(send: Callable[[Any], Awaitable[None]]) -> Callable[[Any], Awaitable[None]]:
+    """A write to the page that is dropped once the page is gone, never raised: the app's
+    output is then still read (and dropped) until it has quit, so it is never left blocked
+    on a full pipe, half-way through closing its wallet or deleting its demo profile."""
+
+    async def write(data: Any) -> None:
+        with contextlib.suppress(ConnectionError, RuntimeError):
+            await send(data)
+
+    return write
 
 
 def _cells(text: str | None, default: int) -> int:

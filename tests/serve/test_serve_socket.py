@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import signal
 
 import aiohttp
+import pytest
 
 from tests.serve.conftest import serving
 
@@ -36,3 +39,26 @@ async def test_malformed_socket_messages_are_ignored_and_the_session_goes_on(tmp
             assert served.process.poll() is None
         printed = "\n".join(served.lines)
         assert "Traceback" not in printed and "Error" not in printed, printed
+
+
+async def test_a_hangup_ends_every_served_app_and_its_demo_profile(tmp_path, demo_tmp):
+    """A closed SSH session sends SIGHUP: the server lets each page's app quit (its demo
+    profile deleted) and leaves no process behind."""
+    with serving(tmp_path, "--demo", env={"TMPDIR": str(demo_tmp)}) as served:
+        async with aiohttp.ClientSession() as session:
+            sockets = [await session.ws_connect(served.url + "ws?width=80&height=24",
+                                                origin=served.url.rstrip("/"))
+                       for _ in range(2)]
+            async with asyncio.timeout(120):
+                while len(list(demo_tmp.glob("tclk-demo-*"))) < 2:
+                    await asyncio.sleep(0.05)
+            served.process.send_signal(signal.SIGHUP)
+            async with asyncio.timeout(60):
+                while served.process.poll() is None:
+                    await asyncio.sleep(0.05)
+            for socket in sockets:
+                await socket.close()
+        assert served.process.returncode == 0
+        assert list(demo_tmp.iterdir()) == []
+        with pytest.raises(ProcessLookupError):
+            os.killpg(served.process.pid, 0)  # nothing is left in its process group
