@@ -329,6 +329,7 @@ _SCAN: Final[Callable[[str, int], tuple[Any, int]]] = (
     _DECODER.scan_once  # type: ignore[attr-defined]
 )
 _JSON_SPACE_RE: Final = re.compile(r"[ \t\n\r]*")  # json.decoder.WHITESPACE
+_JSON_SPACE: Final = frozenset(" \t\n\r")
 
 
 def _is_printable_ascii(text: str) -> bool:
@@ -339,14 +340,18 @@ def _is_printable_ascii(text: str) -> bool:
 
 def _parse_body(text: str) -> Any:
     """`JSONDecoder.decode(text[6:])` without the copy; raises ValueError or RecursionError."""
-    lead = _JSON_SPACE_RE.match(text, len(TCLK_PREFIX))  # always matches, maybe empty
+    start = len(TCLK_PREFIX)
+    if text[start:start + 1] in _JSON_SPACE:  # rarely: a frame starts right after the prefix
+        lead = _JSON_SPACE_RE.match(text, start)  # always matches, maybe empty
+        start = lead.end() if lead is not None else start
     try:
-        value, end = _SCAN(text, lead.end() if lead is not None else len(TCLK_PREFIX))
+        value, end = _SCAN(text, start)
     except StopIteration:
         raise ValueError("Expecting value") from None
-    trail = _JSON_SPACE_RE.match(text, end)
-    if (trail.end() if trail is not None else end) != len(text):
-        raise ValueError("Extra data")
+    if end != len(text):
+        trail = _JSON_SPACE_RE.match(text, end)
+        if (trail.end() if trail is not None else end) != len(text):
+            raise ValueError("Extra data")
     return value
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Final, Literal, NoReturn, NotRequired, TypedDict
@@ -447,9 +447,15 @@ def validate_frame(value: Any) -> Any:
     if type(value) is not dict and not isinstance(value, Mapping):
         _fail("tclk: frame must be an object")
     kind = value.get("type")
-    if not isinstance(kind, str) or (fields := FRAME_FIELDS.get(kind)) is None:
+    if not isinstance(kind, str) or (fields := _FIELDS.get(kind)) is None:
         _fail(_unknown_type_message(kind, "type" in value))
     _check_keys(kind, value, fields)
     _pattern("from", value["from"], DID_RE)
-    _TYPE_CHECKS[kind](value)
+    _CHECKS[kind](value)
     return value
+
+
+# Plain dicts of the two tables above for the lookups every frame makes (a mapping proxy costs
+# a little more per lookup); private, and never changed.
+_FIELDS: Final[dict[str, FieldSet]] = dict(FRAME_FIELDS)
+_CHECKS: Final[dict[str, Callable[[Mapping[str, Any]], None]]] = dict(_TYPE_CHECKS)
