@@ -56,7 +56,7 @@ from tclk_tui.tui.key_scopes import (
     fixed_ids,
     textual_app_bindings,
 )
-from tclk_tui.tui.keymap import as_bindings, binding_keys, load_keymap
+from tclk_tui.tui.keymap import KEYMAP_FILE, as_bindings, binding_keys, load_keymap
 from tclk_tui.tui.note_screen import HeartbeatScreen, ReceiptScreen
 from tclk_tui.tui.offer_form import OfferFormScreen
 from tclk_tui.tui.offer_table import OfferTable
@@ -109,6 +109,7 @@ class TclkApp(App[None]):
         # The operator's keymap file (`keymap.toml` in the config folder), when given: what
         # can be applied safely is, every other entry is reported once the app is up.
         loaded_keys = load_keymap(keymap_file, binding_scopes(), fixed_ids())
+        self.keymap_file = keymap_file
         self.keymap: dict[str, str] = loaded_keys.keymap
         self.keymap_problems = loaded_keys.problems
         self.set_keymap(self.keymap)
@@ -764,12 +765,20 @@ class TclkApp(App[None]):
             ("Vault", bindings_of(VaultPane)),
             *([(f"Approvals ({self.keys_display(approvals.binding())}): agents' calls waiting "
                 f"for you", bindings_of(ApprovalsPane))] if "approvals" in shown else []),
-            # Dialogs' keys are fixed (key_scopes.fixed_ids): a confirm key is guarded.
-            ("Dialogs", [replace(dialog["gate.cancel"], description="Back out / close"),
-                         replace(dialog["gate.confirm"],
-                                 description="Confirm / accept (when no code is asked)"),
-                         replace(dialog["offer_form.post"], description="Post (offer form)")]),
+            # Dialogs' keys are fixed (key_scopes.fixed_ids): a confirm key is guarded, so
+            # no id is shown for a keymap file to name.
+            ("Dialogs (these keys stay as they are)", [
+                replace(dialog["gate.cancel"], description="Back out / close", id=None),
+                replace(dialog["gate.confirm"], id=None,
+                        description="Confirm / accept (when no code is asked)"),
+                replace(dialog["offer_form.post"], description="Post (offer form)", id=None)]),
         ]
+
+    def keymap_note(self) -> str:
+        where = str(self.keymap_file) if self.keymap_file is not None else KEYMAP_FILE
+        return (f"To move a key, name its id (the right column) in {where}, e.g. "
+                f'"board.new_offer" = "o"; several keys are separated by commas. Tab, '
+                f"ctrl+q and dialogs' keys stay as they are.")
 
     def action_venue_status(self) -> None:
         status = self.query_one(HeaderBar).status
@@ -780,7 +789,8 @@ class TclkApp(App[None]):
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen(self.help_sections(), self.keys_display))
+            self.push_screen(HelpScreen(self.help_sections(), self.keys_display,
+                                        self.keymap_note()))
 
     def palette_commands(self) -> list[PaletteCommand]:
         cmds = [PaletteCommand(f"Show {pane.label.lower()}", f"Switch to the {pane.label} pane "

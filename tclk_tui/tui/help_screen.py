@@ -23,7 +23,8 @@ HelpSection = tuple[str, Sequence[BindingType]]
 KeysDisplay = Callable[[Binding], str]
 
 
-def help_text(sections: Iterable[HelpSection], keys_display: KeysDisplay) -> Text:
+def help_text(sections: Iterable[HelpSection], keys_display: KeysDisplay,
+              note: str = "") -> Text:
     out = Text(end="")
     for title, bindings in sections:
         out.append(f"{title}\n", style="bold underline")
@@ -31,11 +32,13 @@ def help_text(sections: Iterable[HelpSection], keys_display: KeysDisplay) -> Tex
             if binding.id and binding.id.endswith(TWIN_SUFFIX):
                 continue  # a deal key's twin, which says why: the key is listed once
             description = binding.description or binding.action
-            out.append(f"  {keys_display(binding):<14}")
-            out.append(f"{description:<36}")
+            out.append(f"  {keys_display(binding):<12}")
+            out.append(f"{description:<24}")
             # The id is what the keymap file names to move the key.
             out.append(f"{binding.id or ''}\n", style="dim")
         out.append("\n")
+    if note:
+        out.append(note, style="dim")
     return out
 
 
@@ -53,17 +56,20 @@ class HelpScreen(ModalScreen[None]):
     HelpScreen VerticalScroll { height: 1fr; }
     """
 
-    def __init__(self, sections: Sequence[HelpSection], keys_display: KeysDisplay) -> None:
+    def __init__(self, sections: Sequence[HelpSection], keys_display: KeysDisplay,
+                 note: str = "") -> None:
         super().__init__()
         self.sections = tuple(sections)
         self._keys_display = keys_display
+        self._note = note
 
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(Text("Keys (Esc closes; Ctrl+P opens the command palette)",
                               style="bold"))
             with VerticalScroll(id="help-scroll"):
-                yield Static(help_text(self.sections, self._keys_display), id="help-text")
+                yield Static(help_text(self.sections, self._keys_display, self._note),
+                             id="help-text")
         yield Footer(compact=True)
 
     def on_mount(self) -> None:

@@ -132,6 +132,9 @@ async def test_a_moved_key_works_shows_in_help_and_on_the_tab(wallet, clock, tmp
         assert new_offer.split()[0] == "o" and "board.new_offer" in new_offer
         deals = next(line for line in lines if " Deals " in line)
         assert deals.split()[0] == "f2"
+        confirm = next(line for line in lines if "Confirm / accept" in line)
+        assert "gate.confirm" not in confirm  # fixed: no id offered to a keymap file
+        assert str(keymap) in " ".join(lines)  # where to move keys
         await pilot.press("escape")
         await wait_for(pilot, lambda: not isinstance(app.screen, HelpScreen))
         await pilot.press("f2")
