@@ -850,7 +850,7 @@ class TclkApp(App[None]):
         board = self.board_pane
         query = board.board_query
         if query.sort != key:
-            board._set_query(sort_by(query, key))
+            board.set_query(sort_by(query, key))
 
     def _palette_reveal(self) -> None:
         secret = self.vault_pane.highlighted()

@@ -129,7 +129,7 @@ class BoardPane(Vertical):
         if event.input.id != "board-filter":
             return
         event.stop()
-        self._set_query(parse_filter(event.value, self.board_query))
+        self.set_query(parse_filter(event.value, self.board_query))
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         if event.input.id == "board-filter":
@@ -145,9 +145,10 @@ class BoardPane(Vertical):
 
     def on_offer_table_sort_requested(self, event: OfferTable.SortRequested) -> None:
         event.stop()
-        self._set_query(sort_by(self.board_query, event.key))
+        self.set_query(sort_by(self.board_query, event.key))
 
-    def _set_query(self, query: BoardQuery) -> None:
+    def set_query(self, query: BoardQuery) -> None:
+        """The one way the board's query changes (filter, sort keys, header, palette)."""
         if query != self.board_query:
             self.board_query = query
             self.post_message(self.QueryChanged(query))
@@ -164,10 +165,10 @@ class BoardPane(Vertical):
         self.post_message(self.NewOfferRequested())
 
     def action_next_sort(self) -> None:
-        self._set_query(next_sort(self.board_query))
+        self.set_query(next_sort(self.board_query))
 
     def action_reverse_sort(self) -> None:
-        self._set_query(sort_by(self.board_query, self.board_query.sort))
+        self.set_query(sort_by(self.board_query, self.board_query.sort))
 
     def action_rejected(self) -> None:
         self.post_message(self.RejectedRequested())
