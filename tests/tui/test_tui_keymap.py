@@ -93,6 +93,12 @@ def test_a_key_freed_by_a_move_can_be_taken():
     assert loaded.problems == ()
 
 
+def test_two_keys_can_swap():
+    loaded = _resolve({"deal.lock": "r", "deal.reveal": "l"})
+    assert loaded.problems == ()
+    assert loaded.keymap["deal.reveal.why"] == "l"
+
+
 def test_bad_values_are_refused():
     loaded = _resolve({"board.accept": 3, "board.sort": "", "board.reverse": "ctrl r"})
     assert loaded.keymap == {}
@@ -237,3 +243,22 @@ async def test_hints_on_screen_name_the_moved_keys(clock, tmp_path: Path):
                        what="no-deals hint")
     view = make_deal(disagreement="the rail says refunded")
     assert "G reconciles" in summary_text(view, "G").plain
+
+
+async def test_swapped_deal_keys_act_and_explain_on_their_new_keys(wallet, clock, tmp_path: Path):
+    keymap = tmp_path / "keymap.toml"
+    keymap.write_text('[deal]\nlock = "r"\nreveal = "l"\n')
+    deal_id = "0x" + "d1" * 32
+    wallet.views = {deal_id: make_deal(deal_id)}  # reveal valid now, lock not
+    app = TclkApp(wallet, clock_ms=clock, keymap_file=keymap)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.action_show_pane("deals")
+        await wait_for(pilot, lambda: app.deal_room.view is not None, what="deal")
+        await pilot.press("r")  # Lock, not valid now: says why instead of doing nothing
+        await wait_for(pilot, lambda: any(n.startswith("Lock is not possible")
+                                          for n in _notices(app)), what="lock's reason")
+        assert not isinstance(app.screen, GateScreen)
+        wallet.deal(deal_id).next_request = gate_request("reveal", deal_id=deal_id)
+        await pilot.press("l")
+        await wait_for(pilot, lambda: isinstance(app.screen, GateScreen), what="reveal gate")
+        assert app.screen.request.action == "reveal"
