@@ -1,16 +1,20 @@
 """The operator's keymap file: every binding has an id, a file moves keys, a bad one is told."""
 
+import sys
 from pathlib import Path
 
+import platformdirs
 from textual.widgets import Tabs
 
 from tclk_tui.tui.app import TclkApp
 from tclk_tui.tui.deal_room import summary_text
+from tclk_tui.tui.deliberate import DeliberateKeys
 from tclk_tui.tui.gate_screen import GateScreen
 from tclk_tui.tui.help_screen import HelpScreen
 from tclk_tui.tui.key_scopes import DIALOGS, binding_scopes, bindings_of, fixed_ids
-from tclk_tui.tui.keymap import load_keymap, resolve_keymap
+from tclk_tui.tui.keymap import binding_keys, load_keymap, resolve_keymap
 from tclk_tui.tui.offer_form import OfferFormScreen
+from tclk_tui.tui.user_config import config_dir, keymap_file, user_themes_dir
 from tests.tui.conftest import screen_text, wait_for
 from tests.tui.contract_wallet import ContractWallet, gate_request, make_deal, make_offer
 
@@ -262,3 +266,27 @@ async def test_swapped_deal_keys_act_and_explain_on_their_new_keys(wallet, clock
         await pilot.press("l")
         await wait_for(pilot, lambda: isinstance(app.screen, GateScreen), what="reveal gate")
         assert app.screen.request.action == "reveal"
+
+
+def test_every_guarded_confirm_key_is_fixed():
+    """A dialog that posts guards its confirm keys against typing through; a keymap file may
+    never move one off the guard."""
+    fixed = fixed_ids()
+    guarded = [dialog for dialog in DIALOGS if issubclass(dialog, DeliberateKeys)]
+    assert len(guarded) >= 3
+    for dialog in guarded:
+        for binding in bindings_of(dialog):
+            assert binding.id in fixed
+            if binding.action not in ("cancel", "close"):
+                assert set(binding_keys(binding)) <= dialog.CONFIRM_KEYS, binding
+
+
+def test_the_keymap_and_user_themes_live_in_the_platform_config_folder(monkeypatch,
+                                                                       tmp_path: Path):
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    base = Path(platformdirs.user_config_dir("tclk-tui", appauthor=False))
+    if sys.platform.startswith("linux"):
+        assert base == tmp_path / "tclk-tui"
+    assert config_dir() == base
+    assert keymap_file() == base / "keymap.toml"
+    assert user_themes_dir() == base / "themes"
