@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from tclk_tui.engine.words import plain_words, plural
+
 Answer = Mapping[str, Any]
 
 
@@ -19,9 +21,9 @@ def fact_lines(gate: Answer) -> list[str]:
     """A gate's facts and blockers, one per line, as the engine stated them."""
     lines = []
     for fact in gate.get("facts", []):
-        mark = {True: "ok", False: "NO", None: "--"}[fact["ok"]]
-        lines.append(f"  [{mark}] {fact['label']}: {fact['detail']}")
-    lines += [f"  refused: {b}" for b in gate.get("blockers", [])]
+        mark = {True: "ok", False: "NO", None: "note"}[fact["ok"]]
+        lines.append(f"  [{mark}] {plain_words(fact['label'])}: {plain_words(fact['detail'])}")
+    lines += [f"  refused: {plain_words(b)}" for b in gate.get("blockers", [])]
     return lines
 
 
@@ -38,7 +40,7 @@ def board(a: Answer) -> str:
         lines.append(f"({hidden} more not shown: raise --limit)")
     rejected = a.get("rejected") or {}
     if rejected:
-        lines.append(f"({sum(rejected.values())} rejected lines not shown)")
+        lines.append(f"({plural(sum(rejected.values()), 'rejected line')} not shown)")
     return "\n".join(lines) or "no open offers"
 
 
@@ -92,7 +94,7 @@ def rails(a: Answer) -> str:
 
 
 def tally(a: Answer) -> str:
-    lines = [f"contract {a['contract']}: {len(a['commits'])} commitments, "
+    lines = [f"contract {a['contract']}: {plural(len(a['commits']), 'commitment')}, "
              f"{len(a['reveals'])} opened"]
     lines += [f"  {votes:>3}  {verdict}" for verdict, votes in a["counts"].items()]
     lines += [f"problem: {p}" for p in a["problems"]]
@@ -100,7 +102,7 @@ def tally(a: Answer) -> str:
 
 
 def audit(a: Answer) -> str:
-    lines = [f"{a['records']} records in {len(a['files'])} files, "
+    lines = [f"{plural(a['records'], 'record')} in {plural(len(a['files']), 'file')}, "
              f"{a['unverified']} failed verification"]
     lines += [f"problem: {p}" for p in a["problems"]]
     for c in a["contracts"]:
@@ -120,7 +122,7 @@ def audit(a: Answer) -> str:
 
 def round_lines(r: Answer) -> list[str]:
     counts = ", ".join(f"{v}: {n}" for v, n in r["counts"].items()) or "no opened votes"
-    lines = [f"  vote round of {len(r['jurors'])} jurors (commitments due before "
+    lines = [f"  vote round of {plural(len(r['jurors']), 'juror')} (commitments due before "
              f"{r['deadline_ms']} ms): {counts}"]
     for j in r["jurors"]:
         state = (f"opened {j['verdict']!r}" if j["opened"] else
@@ -133,7 +135,7 @@ def round_lines(r: Answer) -> list[str]:
 
 def bundle_lines(b: Answer) -> list[str]:
     lines = [f"evidence bundle {b['file']}: contract {b['contract']}: {b['status']} "
-             f"({b['records']} records, {b['unverified']} failed verification)"]
+             f"({plural(b['records'], 'record')}, {b['unverified']} failed verification)"]
     lines += [f"  problem: {p}" for p in b["problems"]]
     if b.get("round"):
         lines += round_lines(b["round"])

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from tclk_tui.engine.errors import EngineError
 from tclk_tui.engine.gates import GateRefused, GateRequest
+from tclk_tui.engine.words import rehearsal_note
 
 if TYPE_CHECKING:
     from tclk_tui.engine.deal import DealSession
@@ -561,9 +562,10 @@ OFFER = Command(
      Param("amount", str, "whole number of minimal units", required=True),
      Param("asset", str, "asset ticker, 1-32 letters, digits, _ or -", required=True),
      Param("lock", str, "lock kind", default="hash", choices=("hash", "point")),
-     Param("rails", str, "comma-separated rail ids you can settle on", required=True),
-     Param("claim_in", int, "seconds until claimByMs", default=3600),
-     Param("refund_gap", int, "seconds from claimByMs to refundAfterMs", default=3600),
+     Param("rails", str, f"comma-separated rail ids you can settle on; {rehearsal_note()}",
+           required=True),
+     Param("claim_in", int, "seconds until claim by", default=3600),
+     Param("refund_gap", int, "seconds from claim by to refund after", default=3600),
      Param("expires_in", int, "seconds until the offer expires", default=600),
      Param("job", str, "proto:id of the job this pays for, e.g. a2a:task-42"),
      Param("panel", str, "the arbiter's did:key, or a committee's did:keys comma-separated "
@@ -573,14 +575,16 @@ ACCEPT = Command(
     "accept", "accept an offer from the board",
     (Param("offer", str, "offer id (a unique prefix is enough)", required=True,
            positional=True),
-     Param("rail", str, "settle on this offered rail (default: the first one set up here)"),
+     Param("rail", str, "settle on this offered rail (default: the first one set up here); "
+           f"{rehearsal_note()}"),
      Param("private", bool, "deliver the accept sealed to the offerer's mailbox instead of "
            "posting it on the board", default=False)),
     "the deal summary {deal, contract, role, status, ...}", gated=False, run=_accept)
 LOCK = Command(
     "lock", "lock funds on a rail (payer)",
     (_DEAL,
-     Param("rail", str, "lock on this offered rail (default: the first one set up here)"),
+     Param("rail", str, "lock on this offered rail (default: the first one set up here); "
+           f"{rehearsal_note()}"),
      _YES),
     _GATED_RESULT,
     gated=True, run=_lock, confirm="yes")

@@ -12,18 +12,19 @@ from collections.abc import Awaitable, Callable
 from typing import ClassVar
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Select, Static
 
 from tclk_tui.engine.views import DealView, OfferRow
+from tclk_tui.engine.words import rail_choice
 from tclk_tui.tui.calm_button import CalmButton
 from tclk_tui.tui.deliberate import DeliberateKeys
 from tclk_tui.tui.errors import describe_error
-from tclk_tui.tui.offer_detail import offer_detail_text
+from tclk_tui.tui.offer_detail import offer_detail_text, raw_line_text
 from tclk_tui.tui.safe import literal
 
 Accept = Callable[[str | None], Awaitable[DealView]]
@@ -43,6 +44,12 @@ def closed_reason(row: OfferRow | None, now_ms: int) -> str | None:
     return None
 
 
+def rail_options(rails: tuple[str, ...]) -> list[tuple[Text, str]]:
+    """The rail choice; a rail that settles nothing says so where it is chosen."""
+    return [(Text("let the engine choose"), ENGINE_CHOICE),
+            *((literal(rail_choice(rail)), rail) for rail in rails)]
+
+
 class AcceptScreen(DeliberateKeys, ModalScreen[DealView | None]):
     TICK_SECONDS = 1.0
 
@@ -57,7 +64,9 @@ class AcceptScreen(DeliberateKeys, ModalScreen[DealView | None]):
         width: 90%; max-width: 100; height: auto; max-height: 100%;
         border: round $primary; background: $surface; padding: 0 1;
     }
-    AcceptScreen #accept-terms { height: auto; max-height: 10; margin-bottom: 1; }
+    AcceptScreen #accept-terms { height: auto; }
+    AcceptScreen #accept-line-box { height: auto; max-height: 6; margin-bottom: 1; }
+    AcceptScreen #accept-line { height: auto; }
     AcceptScreen #accept-closed { color: $error; text-style: bold; height: auto; }
     AcceptScreen #accept-rail-row { height: 1; }
     AcceptScreen #accept-rail-label { width: 16; }
@@ -80,13 +89,15 @@ class AcceptScreen(DeliberateKeys, ModalScreen[DealView | None]):
         self.closed: str | None = None
 
     def compose(self) -> ComposeResult:
-        rails = self.row.rails if self.row is not None else ()
-        options = [(Text("let the engine choose"), ENGINE_CHOICE)]
-        options += [(literal(rail), rail) for rail in rails]
+        options = rail_options(self.row.rails if self.row is not None else ())
         with Vertical():
             yield Static(Text.assemble(("Accept this offer?", "bold"),
                                        ("   y accept · esc back out", "dim")))
-            yield Static(offer_detail_text(self.row, self._clock_ms()), id="accept-terms")
+            yield Static(offer_detail_text(self.row, self._clock_ms(), with_line=False),
+                         id="accept-terms")
+            # The raw line whole, broken between JSON members, scrolled when it is long.
+            with VerticalScroll(id="accept-line-box"):
+                yield Static(Text(""), id="accept-line")
             closed = Static(Text(""), id="accept-closed")
             closed.display = False
             yield closed
@@ -116,13 +127,27 @@ class AcceptScreen(DeliberateKeys, ModalScreen[DealView | None]):
             except Exception as exc:  # fail closed: no Accept on a board we cannot read
                 problem = f"the board could not be read ({describe_error(exc)})"
         if self.row is not None:
-            self.query_one("#accept-terms", Static).update(offer_detail_text(self.row, now))
+            self.query_one("#accept-terms", Static).update(
+                offer_detail_text(self.row, now, with_line=False))
+            self._show_line()
         self.closed = problem or closed_reason(self.row, now)
         notice = self.query_one("#accept-closed", Static)
         notice.update(Text("") if self.closed is None else Text.assemble(
             Text("This offer is no longer open: ", style="bold"), literal(self.closed)))
         notice.display = self.closed is not None
         self._sync()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._show_line()
+
+    def _show_line(self) -> None:
+        if self.row is None:
+            return
+        box = self.query_one("#accept-line", Static)
+        width = box.content_region.width or 60
+        if (self.row.line, width) != getattr(self, "_line_shown", None):
+            self._line_shown = (self.row.line, width)
+            box.update(raw_line_text(self.row.line, width))
 
     def _sync(self) -> None:
         self.query_one("#accept-ok", Button).disabled = self.busy or self.closed is not None

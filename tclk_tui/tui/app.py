@@ -36,6 +36,7 @@ from tclk_tui.engine.events import (
 )
 from tclk_tui.engine.gates import GateRefused, GateRequest
 from tclk_tui.engine.views import DealView, HeldSecret, OfferRow
+from tclk_tui.engine.words import plain_words
 from tclk_tui.tui.accept_screen import AcceptScreen
 from tclk_tui.tui.approvals_pane import ApprovalsPane
 from tclk_tui.tui.arbitration_pane import SECTIONS, ArbitrationPane
@@ -63,11 +64,13 @@ from tclk_tui.tui.offer_table import OfferTable
 from tclk_tui.tui.pane_tabs import PaneTabs
 from tclk_tui.tui.panes import PANE_BY_ID, PANES, Pane
 from tclk_tui.tui.ports import WalletPort
+from tclk_tui.tui.record_screen import RecordScreen
 from tclk_tui.tui.rejected_screen import RejectedScreen
 from tclk_tui.tui.restore_screen import RestoreScreen
 from tclk_tui.tui.safe import clean
 from tclk_tui.tui.secret_screen import SecretScreen
 from tclk_tui.tui.themes import DEFAULT_THEME, FALLBACK_THEME, load_themes
+from tclk_tui.tui.transcript_table import TranscriptTable
 from tclk_tui.tui.vault_pane import VaultPane
 
 SEVERITY = {"info": "information", "warning": "warning", "error": "error"}
@@ -339,7 +342,8 @@ class TclkApp(App[None]):
         self._warned[event.deal_id] = event.level
         level = LEVEL_LABEL.get(event.level, clean(event.level, max_len=12))
         text = (f"deal {short_hex(event.deal_id)}: {level}"
-                f" - {clean(event.what, max_len=120)} ({countdown(event.ms_left)} left)")
+                f" - {clean(plain_words(event.what), max_len=120)}"
+                f" ({countdown(event.ms_left)} left)")
         self.say(text, LEVEL_SEVERITY.get(event.level, "information"))
 
     # -- periodic -----------------------------------------------------------------------------
@@ -597,6 +601,10 @@ class TclkApp(App[None]):
     def _opened_deal(self, view: DealView | None) -> None:
         if isinstance(view, DealView):
             self.open_deal(view.deal_id)
+
+    @on(TranscriptTable.RecordChosen)
+    def _record_chosen(self, event: TranscriptTable.RecordChosen) -> None:
+        self.open_dialog(RecordScreen(event.record))
 
     @on(BoardPane.NewOfferRequested)
     def action_new_offer(self) -> None:

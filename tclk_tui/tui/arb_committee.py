@@ -14,6 +14,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Button, Static
 
+from tclk_tui.engine.words import plural
 from tclk_tui.tui.calm_button import CalmButton
 from tclk_tui.tui.errors import describe_error
 from tclk_tui.tui.formatting import short_did
@@ -29,7 +30,7 @@ def progress_text(items: list[dict]) -> Text:
     for item in items:
         jurors = item["jurors"]
         out.append_text(literal(f"deal {item['deal'][:12]}… ({item['status']}): "
-                                f"{len(item['have'])} of {len(jurors)} shares in",
+                                f"{len(item['have'])} of {plural(len(jurors), 'share')} in",
                                 style="bold"))
         if item["opened"]:
             out.append("  combined: the secret opens the statement; reveal from the deal room")

@@ -12,6 +12,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Input, Select, Static
 
+from tclk_tui.engine.words import plural
 from tclk_tui.tui.calm_button import CalmButton
 from tclk_tui.tui.calm_input import CalmInput, SecretInput
 from tclk_tui.tui.errors import describe_error
@@ -68,4 +69,4 @@ class SplitForm(Vertical):
         error.update(Text(""))
         field.value = ""
         self.app.push_screen(SecretScreen(
-            f"{len(shares)} shares of the {kind}", shares, SHARES_WARNING))
+            f"{plural(len(shares), 'share')} of the {kind}", shares, SHARES_WARNING))

@@ -8,6 +8,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Input, Static
 
+from tclk_tui.engine.words import plural
 from tclk_tui.tui.calm_button import CalmButton
 from tclk_tui.tui.calm_input import CalmInput
 from tclk_tui.tui.errors import describe_error
@@ -18,7 +19,8 @@ from tclk_tui.tui.safe import literal
 
 def tally_text(tally: TallyLike) -> Text:
     commits, reveals = dict(tally.commits), dict(tally.reveals)
-    out = Text(f"{len(commits)} commitments, {len(reveals)} opened reveals\n", style="bold")
+    out = Text(f"{plural(len(commits), 'commitment')}, "
+               f"{plural(len(reveals), 'opened reveal')}\n", style="bold")
     counts = sorted(dict(tally.counts).items(), key=lambda item: (-item[1], item[0]))
     for verdict, count in counts:
         out.append(f"{count:>4}  ")

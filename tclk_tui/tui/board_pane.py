@@ -17,6 +17,7 @@ from textual.message import Message
 from textual.widgets import Input, Static
 
 from tclk_tui.engine.views import BoardQuery, OfferRow
+from tclk_tui.engine.words import plural
 from tclk_tui.tui.board_filter import FILTER_HINT, next_sort, parse_filter, sort_by, sort_label
 from tclk_tui.tui.calm_input import CalmInput
 from tclk_tui.tui.offer_detail import OfferDetail
@@ -117,7 +118,7 @@ class BoardPane(Vertical):
     def _update_status(self) -> None:
         shown = self.table.row_count
         arrow = "descending" if self.board_query.descending else "ascending"
-        status = Text(f"{shown:,} shown of {self.total:,} offers · sorted by "
+        status = Text(f"{shown:,} shown of {plural(self.total, 'offer')} · sorted by "
                       f"{sort_label(self.board_query.sort)} {arrow}")
         if self.rejected:
             status.append(f" · {self.rejected:,} rejected (! lists)")

@@ -15,6 +15,7 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from tclk_tui.engine.views import Deadlines
+from tclk_tui.engine.words import plain_words
 from tclk_tui.tui.formatting import LEVEL_CLASS, LEVEL_LABEL, LEVEL_STYLE, countdown, utc_hhmm
 from tclk_tui.tui.safe import clean, literal
 
@@ -32,11 +33,12 @@ def safe_text(deadlines: Deadlines, now_ms: int) -> Text:
     if not deadlines.last_safe_ms:
         return Text.assemble("nothing pending: ", literal(deadlines.last_safe_what))
     level = deadlines.level
-    out = Text(f"[{LEVEL_LABEL.get(level, clean(level, max_len=12))}]",
+    out = Text(f"{LEVEL_LABEL.get(level, clean(level, max_len=12))}:",
                style=LEVEL_STYLE.get(level, ""))
-    out.append(f" last safe moment in {countdown(deadlines.last_safe_ms - now_ms)} "
-               f"({utc_hhmm(deadlines.last_safe_ms)} UTC): ")
-    out.append_text(literal(deadlines.last_safe_what))
+    left = deadlines.last_safe_ms - now_ms
+    when = f"in {countdown(left)}" if left > 0 else "passed"
+    out.append(f" last safe moment {when} ({utc_hhmm(deadlines.last_safe_ms)} UTC): ")
+    out.append_text(literal(plain_words(deadlines.last_safe_what)))
     return out
 
 

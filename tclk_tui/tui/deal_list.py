@@ -9,15 +9,17 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from tclk_tui.engine.views import DealView
-from tclk_tui.tui.formatting import LEVEL_STYLE, short_did, short_hex
+from tclk_tui.tui.formatting import LEVEL_LABEL, LEVEL_STYLE, short_did, short_hex
 from tclk_tui.tui.safe import literal
 
-LEVEL_MARK = {"calm": " ", "soon": "!", "danger": "!!", "past": "x"}
+# The danger level in a word (calm says nothing): a bare `!` meant nothing to a newcomer.
+LEVEL_MARK = {level: "" if level == "calm" else label for level, label in LEVEL_LABEL.items()}
+MARK_WIDTH = max(len(mark) for mark in LEVEL_MARK.values()) + 1
 
 
 def deal_option_text(view: DealView) -> Text:
     level = view.deadlines.level if view.deadlines.last_safe_ms else "calm"
-    out = Text(f"{LEVEL_MARK.get(level, ' '):<2}", style=LEVEL_STYLE.get(level, ""))
+    out = Text(f"{LEVEL_MARK.get(level, ''):<{MARK_WIDTH}}", style=LEVEL_STYLE.get(level, ""))
     status = literal(view.status, max_len=9)
     status.pad_right(10 - status.cell_len)
     out.append_text(status)

@@ -20,6 +20,7 @@ from textual.message import Message
 from textual.widgets import DataTable, OptionList, Static
 
 from tclk_tui.engine.views import DealView, RecordView, TimelineEntry
+from tclk_tui.engine.words import plain_words
 from tclk_tui.tui.board_pane import BoardPane
 from tclk_tui.tui.deadline_strip import DeadlineStrip
 from tclk_tui.tui.deal_list import DealList
@@ -106,15 +107,18 @@ def timeline_text(entries: Iterable[TimelineEntry], own_did: str | None = None,
 
 
 def record_detail_text(record: RecordView | None) -> Text:
+    """Three lines, each ending in an ellipsis when it does not fit; Enter shows it whole."""
     if record is None:
         return Text("")
-    out = literal(record.summary, max_len=600)
+    out = literal(plain_words(record.summary), max_len=600)
     if record.reason:
         out.append(" | refused: ")
-        out.append_text(literal(record.reason, max_len=200))
+        out.append_text(literal(plain_words(record.reason), max_len=200))
     out.append("\n")
-    out.append_text(join(f"seq {record.seq} at {utc_time(record.ts_ms)} UTC in",
-                         literal(record.room), "from", literal(record.sender)))
+    out.append_text(join(f"seq {record.seq} at {utc_time(record.ts_ms)} UTC in room",
+                         literal(record.room), "· enter: whole record"))
+    out.append("\n")
+    out.append_text(join("from", literal(record.sender), "(me)" if record.mine else ""))
     return out
 
 
@@ -150,6 +154,7 @@ class DealRoomPane(Vertical):
     DealRoomPane #deal-summary { height: auto; padding: 0 1; }
     DealRoomPane #record-detail {
         height: 4; padding: 0 1; border-top: solid $panel; overflow: hidden;
+        text-wrap: nowrap; text-overflow: ellipsis;
     }
     DealRoomPane #deal-timeline { height: auto; max-height: 2; padding: 0 1; }
     DealRoomPane #deal-empty { padding: 1 2; color: $text-muted; }

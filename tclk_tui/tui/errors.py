@@ -9,6 +9,7 @@ a value) leaks onto a shared screen.
 from __future__ import annotations
 
 from tclk_tui.engine.gates import GateRefused
+from tclk_tui.engine.words import plain_words
 from tclk_tui.tui.safe import clean
 
 PROJECT_PACKAGE = "tclk_tui."
@@ -17,8 +18,8 @@ MAX_MESSAGE = 300
 
 def describe_error(exc: BaseException) -> str:
     if isinstance(exc, GateRefused):
-        return clean(exc.reason, max_len=MAX_MESSAGE)
+        return clean(plain_words(exc.reason), max_len=MAX_MESSAGE)
     if type(exc).__module__.startswith(PROJECT_PACKAGE):
         message = str(exc).strip() or type(exc).__name__
-        return clean(message.splitlines()[0], max_len=MAX_MESSAGE)
+        return clean(plain_words(message.splitlines()[0]), max_len=MAX_MESSAGE)
     return f"unexpected error ({type(exc).__name__})"

@@ -15,11 +15,12 @@ from tclk_tui.tui.safe import clean, literal
 
 DID_KEY_PREFIX = "did:key:"
 
+# Words, not marks: each reads on its own, with NO_COLOR and to a newcomer.
 LEVEL_LABEL: dict[str, str] = {
-    "calm": "calm",
+    "calm": "time enough",
     "soon": "SOON",
     "danger": "DANGER",
-    "past": "PAST",
+    "past": "LATE",
 }
 # Styles rely on reverse/bold as well as colour so the level survives NO_COLOR.
 LEVEL_STYLE: dict[str, str] = {
@@ -144,8 +145,20 @@ def rails_text(rails: tuple[str, ...]) -> str:
 
 
 def capability_hint(capability: tuple[str, ...] | None) -> str:
-    """`+` when the sender's DID note advertises tclk/1 rails, `?` when it says nothing.
+    """`+` when the sender's DID note advertises tclk/1 rails, `?` when it says nothing; the
+    board's detail line says which, in words (`capability_legend`).
 
     A routing hint only: the note is world-writable, so this is never shown as proof.
     """
     return "?" if capability is None else "+"
+
+
+def capability_legend(capability: tuple[str, ...] | None) -> Text:
+    """What the sender's `+` or `?` means, for the highlighted offer."""
+    mark = capability_hint(capability)
+    if capability is None:
+        return Text(f"{mark} = the sender's DID note names no tclk1 rails")
+    out = Text(f"{mark} = the sender's DID note lists rails ")
+    out.append_text(literal(",".join(capability) or "none"))
+    out.append(" (a hint, not proof)")
+    return out

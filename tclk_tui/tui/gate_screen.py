@@ -28,6 +28,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Footer, Input, Static
 
 from tclk_tui.engine.gates import GateFact, GateRefused, GateRequest
+from tclk_tui.engine.words import plain_words
 from tclk_tui.tui.calm_button import CalmButton
 from tclk_tui.tui.calm_input import CalmInput
 from tclk_tui.tui.deliberate import DeliberateKeys
@@ -49,9 +50,9 @@ ACTION_TITLES = {
     "secret-reveal": "Show one secret on screen",
     "arbiter-release": "Release to the payee, sealed",
 }
-MARK_OK = "ok "
-MARK_BLOCKS = "NO "
-MARK_NOTE = " · "
+MARK_OK = "ok  "
+MARK_BLOCKS = "NO  "
+MARK_NOTE = "note"
 LATE_ACK = "I understand this reveal is late: the payer may already be refunding"
 
 
@@ -62,8 +63,8 @@ def fact_text(fact: GateFact) -> Text:
         mark = Text(MARK_BLOCKS, style="bold reverse")
     else:
         mark = Text(MARK_NOTE, style="dim")
-    out = Text.assemble(mark, " ", literal(fact.label, style="bold"), ": ")
-    out.append_text(literal(fact.detail, max_len=300))
+    out = Text.assemble(mark, " ", literal(plain_words(fact.label), style="bold"), ": ")
+    out.append_text(literal(plain_words(fact.detail), max_len=300))
     return out
 
 
@@ -86,7 +87,7 @@ def blockers_text(request: GateRequest) -> Text:
     out = Text("The engine will refuse this now:\n", style="bold")
     for reason in request.blockers:
         out.append(" - ")
-        out.append_text(literal(reason, max_len=300))
+        out.append_text(literal(plain_words(reason), max_len=300))
         out.append("\n")
     return out
 

@@ -21,6 +21,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Select, Static
 
 from tclk_tui.engine.views import DealView, FieldProblem, OfferDraft
+from tclk_tui.engine.words import field_word, plain_words, rehearsal_rails
 from tclk_tui.tui.calm_button import CalmButton
 from tclk_tui.tui.calm_input import CalmInput
 from tclk_tui.tui.errors import describe_error
@@ -32,9 +33,9 @@ Post = Callable[[OfferDraft], Awaitable[DealView]]
 TEXT_FIELDS: tuple[tuple[str, str, str], ...] = (
     ("amount", "amount", "integer, rail-native minimal units"),
     ("asset", "asset", "e.g. FLOP"),
-    ("rails", "rails", "comma-separated, e.g. memory,paper"),
-    ("claim_in_s", "claim in (s)", "seconds until claimByMs"),
-    ("refund_gap_s", "refund gap (s)", "seconds from claimByMs to refundAfterMs"),
+    ("rails", "rails", f"comma-separated; {' and '.join(rehearsal_rails())} settle nothing"),
+    ("claim_in_s", "claim in (s)", "seconds until claim by"),
+    ("refund_gap_s", "refund gap (s)", "seconds from claim by to refund after"),
     ("expires_in_s", "expires in (s)", "seconds the offer stays open"),
     ("job", "job", "optional proto:id"),
     ("panel", "arbiter/panel", "optional: the arbiter's DID, or jurors' DIDs comma-separated"),
@@ -134,14 +135,14 @@ class OfferFormScreen(ModalScreen[DealView | None]):
             if problem.field in DRAFT_FIELDS:
                 by_field.setdefault(problem.field, []).append(problem.message)
             else:
-                label = f"{problem.field}: " if problem.field else ""
+                label = f"{field_word(problem.field)}: " if problem.field else ""
                 general.append(label + problem.message)
         for name in DRAFT_FIELDS:
             messages = by_field.get(name, []) if name in self.touched else []
             widget = self.query_one(f"#problem-{name}", Static)
-            widget.update(literal("; ".join(messages)))
+            widget.update(literal(plain_words("; ".join(messages))))
             widget.display = bool(messages)
-        self.query_one("#form-general", Static).update(literal("\n".join(general)))
+        self.query_one("#form-general", Static).update(literal(plain_words("\n".join(general))))
         self.query_one("#form-post", Button).disabled = bool(problems) or self.busy
 
     @on(Button.Pressed, "#form-cancel")

@@ -11,6 +11,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Static
 
+from tclk_tui.engine.words import plain_words, plural
 from tclk_tui.tui.safe import literal
 
 
@@ -36,8 +37,8 @@ class RejectedScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         total = sum(self.rejected.values())
         with Vertical():
-            yield Static(Text(f"Rejected board lines: {total:,} in {len(self.rejected)} reasons",
-                              style="bold"))
+            yield Static(Text(f"Rejected board lines: {plural(total, 'line')} in "
+                              f"{plural(len(self.rejected), 'reason')}", style="bold"))
             yield DataTable(id="rejected-table", cursor_type="row", zebra_stripes=False)
             yield Static(Text("These lines never became offers. Esc closes."), classes="hint")
         yield Footer(compact=True)
@@ -48,7 +49,8 @@ class RejectedScreen(ModalScreen[None]):
         table.add_column(Text("reason"), key="reason")
         ordered = sorted(self.rejected.items(), key=lambda item: (-item[1], item[0]))
         for reason, count in ordered:
-            table.add_row(Text(f"{count:,}", justify="right"), literal(reason, max_len=300))
+            table.add_row(Text(f"{count:,}", justify="right"),
+                          literal(plain_words(reason), max_len=300))
         if not ordered:
             table.add_row(Text("0"), Text("nothing rejected so far"))
         table.focus()

@@ -78,7 +78,7 @@ async def test_sighup_the_app_then_reattach_and_see_the_new_state_and_warnings(d
         again.start()
         app = TclkApp(again)
         async with app.run_test(size=SIZE) as pilot:
-            await settle(pilot, lambda: any("reveal before claimByMs" in n.message
+            await settle(pilot, lambda: any("reveal before claim by" in n.message
                                             for n in app._notifications),
                          "the warning raised while no app was attached")
             await pilot.press("2")

@@ -157,7 +157,7 @@ async def test_tally_reads_the_round():
         form = app.query_one(TallyForm)
         await wait_for(pilot, lambda: form.tally is not None)
         text = screen_text(app)
-        assert "2 commitments, 1 opened reveals" in text
+        assert "2 commitments, 1 opened reveal" in text
         assert "   1  claimed" in text
         assert "not revealed yet: z6Mk…MEme" in text
         assert "problem: seq 9: late commitment" in text

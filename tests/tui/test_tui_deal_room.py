@@ -63,13 +63,13 @@ async def test_deadlines_show_countdowns_and_the_engine_level():
         strip = app.query_one(DeadlineStrip)
         assert strip.has_class("-soon")
         text = screen_text(app)
-        assert "claim by 25m00s" in text and "[SOON]" in text
-        assert "reveal before claimByMs" in text
+        assert "claim by 25m00s" in text and "SOON: last safe moment" in text
+        assert "reveal before claim by" in text and "claimByMs" not in text
         danger = make_deal(deadlines=make_deadlines(level="danger"))
         app.query_one(DealRoomPane).show_deal(danger)
         await pilot.pause()
         assert strip.has_class("-danger") and not strip.has_class("-soon")
-        assert "[DANGER]" in screen_text(app)
+        assert "DANGER: last safe moment" in screen_text(app)
 
 
 def test_settled_deal_says_nothing_is_pending():

@@ -39,7 +39,7 @@ async def test_shows_every_fact_and_never_the_secret():
         await pilot.pause()
         text = screen_text(app)
         assert "lock on memory" in text and "verified on the rail" in text
-        assert "25m left before claimByMs" in text
+        assert "25m left before claim by" in text
         assert "0xabcd" in text  # the contract id the code is read from
         await pilot.press(*"ABCD")  # case does not matter
         await wait_for(pilot, lambda: not app.screen.query_one("#gate-confirm").disabled)
@@ -174,7 +174,7 @@ async def test_the_request_is_refetched_every_interval_and_confirm_uses_the_newe
         await wait_for_timer(pilot, lambda: screen.request.late, what="the late answer")
         await pilot.pause()
         assert screen.query_one("#gate-late", Checkbox).display
-        assert "past claimByMs" in screen_text(app)
+        assert "past claim by" in screen_text(app)
         assert screen.query_one("#gate-code", Input).value == "abcd"
         assert not screen.ready() and screen.query_one("#gate-confirm", Button).disabled
         assert seen == []  # a fresh answer never confirms by itself
