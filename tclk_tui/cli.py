@@ -36,6 +36,7 @@ from tclk_tui.engine.commands import (
     as_command_error,
     execute,
 )
+from tclk_tui.engine.words import plural
 
 DEFAULT_VENUE = "https://technocore.chat"
 EXIT_REFUSED = 1
@@ -416,7 +417,7 @@ def cmd_daemon(args: argparse.Namespace) -> int:
         if running:
             human = (f"daemon pid {facts['pid']} owns profile {facts['profile']} "
                      f"({facts['did']})\nvenue {facts['venue']}: {facts['venue_status']}; "
-                     f"{facts['deals']} deals; {facts['clients']} clients")
+                     f"{plural(facts['deals'], 'deal')}; {plural(facts['clients'], 'client')}")
         elif facts.get("owner_pid"):
             human = (f"no daemon socket answers, but process {facts['owner_pid']} holds "
                      f"profile {args.profile}")

@@ -17,6 +17,7 @@ from tclk_tui.engine.deal_book import DealBook
 from tclk_tui.engine.decoded import DecodedLines
 from tclk_tui.engine.events import EventBus, Notice, VenueState, VenueStatus
 from tclk_tui.engine.evidence import Evidence
+from tclk_tui.engine.words import plural
 from tclk_tui.protocol.naming import OFFER_ROOM
 from tclk_tui.protocol.transcript import TranscriptRecord, VerifyResult
 from tclk_tui.store.journal import Journal
@@ -267,7 +268,8 @@ class RoomSync:
         elif isinstance(event, RingGap):
             if event.lost > 0:
                 self.set_status("gap-detected",
-                                f"{room}: {event.lost} records dropped before they were read")
+                                f"{room}: {plural(event.lost, 'record')} dropped before being "
+                                "read")
                 self.events.publish(Notice("warning", f"ring gap in {room}: records "
                                            f"{event.expected}..{event.got - 1} not all read"))
         elif isinstance(event, EpochChange):

@@ -17,6 +17,7 @@ from textual.errors import NoWidget
 from textual.widgets import Checkbox
 
 from tclk_tui.tui.app import TclkApp
+from tclk_tui.tui.record_screen import RecordScreen
 from tclk_tui.tui.themes import load_themes
 from tests.tui.conftest import wait_for
 from tests.tui.contract_wallet import Clock, ContractWallet, make_deal, make_offer
@@ -84,7 +85,18 @@ def _dialogs(app: TclkApp) -> dict[str, Callable[[], object]]:
         "seed restore": app.action_restore_seed,
         "rejected records": app.action_rejected,
         "help": app.action_help,
+        "heartbeat": lambda: app.run_deal_action("heartbeat", DEAL),
+        "whole record": lambda: app.open_dialog(RecordScreen(make_deal(DEAL).records[-1])),
+        "command palette": app.action_command_palette,
     }
+
+
+def test_term_screen_means_16_colours(monkeypatch):
+    """The premise: with TERM=screen (and no COLORTERM) the app writes 16 colours."""
+    monkeypatch.setenv("TERM", "screen")
+    monkeypatch.delenv("COLORTERM", raising=False)
+    app = fixed_app("tclk-dark")
+    assert app.console.color_system == "standard"
 
 
 def test_every_bundled_theme_is_checked():
