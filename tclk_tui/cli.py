@@ -310,9 +310,19 @@ def cmd_vault(args: argparse.Namespace) -> int:
 
 
 def cmd_venue(args: argparse.Namespace) -> int:
-    from tclk_tui.rehearsal.runner import serve
+    from tclk_tui.rehearsal.runner import serve, url_of
 
-    serve(args.host, args.port, Path(args.data_dir) if args.data_dir else None)
+    def listening(url: str) -> None:
+        # A wildcard address is not one to connect to: the app on this host uses loopback.
+        local = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(args.host)  # noqa: S104
+        app_url = url_of(local, args.port) if local else url
+        say(f"rehearsal venue listening on {url} (ctrl+c stops it)\n"
+            f"point the app at it:      tclk-tui --venue {app_url}\n"
+            f"or every command here:    export TCLK_VENUE={app_url}")
+        sys.stdout.flush()
+
+    serve(args.host, args.port, Path(args.data_dir) if args.data_dir else None,
+          on_listening=listening)
     return 0
 
 

@@ -53,6 +53,12 @@ class VenueStatus:
     state: VenueState
     detail: str = ""
 
+    @property
+    def unreachable(self) -> bool:
+        """The venue does not answer now (offline since the wallet opened, or the follower
+        retrying after a failed read): what the board shows is only what was read before."""
+        return self.state in ("offline", "reconnecting")
+
 
 @dataclass(frozen=True, slots=True)
 class Notice:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import socket
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -147,13 +147,25 @@ async def _wait_started(server: uvicorn.Server, task: asyncio.Task[None]) -> Non
         await asyncio.sleep(0.002)
 
 
+def url_of(host: str, port: int) -> str:
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+
+
 def serve(
     host: str = "127.0.0.1",
     port: int = 8080,
     data_dir: Path | None = None,
     *,
     config: VenueConfig | None = None,
+    on_listening: Callable[[str], None] | None = None,
 ) -> None:
-    """Serve a venue until interrupted (the `tclk-tui venue` command)."""
+    """Serve a venue until interrupted (the `tclk-tui venue` command).
+
+    The socket is bound first, so `on_listening` hears the URL only once it is really ours
+    (a port in use fails before anything is said)."""
     app = create_app(config, data_dir)
-    uvicorn.Server(_uvicorn_config(app, host, port, app.state.venue, quiet=False)).run()
+    sock = _bind(host, port)
+    if on_listening is not None:
+        on_listening(url_of(host, port))
+    server = uvicorn.Server(_uvicorn_config(app, host, port, app.state.venue, quiet=False))
+    server.run(sockets=[sock])

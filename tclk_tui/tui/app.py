@@ -75,8 +75,9 @@ from tclk_tui.tui.vault_pane import VaultPane
 
 SEVERITY = {"info": "information", "warning": "warning", "error": "error"}
 SEED_WARNING = ("Write this down on paper now and keep it offline. Anyone who reads it can "
-                "rebuild every secret of this profile.")
+                "rebuild every secret of this profile. The Vault pane can show it again.")
 SECRET_WARNING = "Anyone who reads this value can claim or prove this deal's lock."  # noqa: S105
+FIRST_RUN_SECONDS = 60  # long enough to read, and to press 3 then b
 LEVEL_SEVERITY = {"soon": "warning", "danger": "error", "past": "error"}
 
 
@@ -107,8 +108,10 @@ class TclkApp(App[None]):
                  clock_ms: Callable[[], int] | None = None,
                  on_theme_change: Callable[[str], None] | None = None,
                  themes_dir: Path | None = None, agents: Any = None,
-                 keymap_file: Path | None = None, user_themes_dir: Path | None = None) -> None:
+                 keymap_file: Path | None = None, user_themes_dir: Path | None = None,
+                 first_run: bool = False) -> None:
         super().__init__()
+        self.first_run = first_run
         # The operator's keymap file (`keymap.toml` in the config folder), when given: what
         # can be applied safely is, every other entry is reported once the app is up.
         loaded_keys = load_keymap(keymap_file, binding_scopes(), fixed_ids())
@@ -233,7 +236,7 @@ class TclkApp(App[None]):
         self.theme_changed_signal.subscribe(self, self._theme_changed)
         # Subscribe before the first reads so nothing published in between is missed.
         queue = self.wallet.events.subscribe()
-        self.query_one(HeaderBar).show_status(self.wallet.venue_status)
+        self.show_venue_status(self.wallet.venue_status)
         self._guarded("reading the board", self.requery_board)
         self._guarded("reading deals", self.refresh_deals)
         self.refresh_vault()
@@ -250,6 +253,24 @@ class TclkApp(App[None]):
             self.say(f"theme file refused: {clean(problem, max_len=200)}", "warning")
         for problem in self.keymap_problems:
             self.say(f"keymap: {clean(problem, max_len=300)}", "warning")
+        if self.first_run:
+            self._welcome()
+
+    def _welcome(self) -> None:
+        """A new profile: where its secrets are, and a nudge to back up the seed."""
+        try:
+            where = self.wallet.vault_status().backend
+        except Exception as exc:
+            where = f"a vault that cannot say where ({describe_error(exc)})"
+        pane_key = self.keys_display(PANE_BY_ID["vault"].binding())
+        backup_key = self.keys_display(next(binding for binding in VaultPane.BINDINGS
+                                            if isinstance(binding, Binding)
+                                            and binding.id == "vault.backup"))
+        self.notify(f"New profile {clean(self.wallet.profile, max_len=40)}: its secrets are "
+                    f"kept in {clean(where, max_len=160)}. Back up the master seed now: Vault "
+                    f"pane ({pane_key}), then {backup_key}. That one backup restores this "
+                    "identity and every live deal's secrets.", title="first run",
+                    severity="warning", markup=False, timeout=FIRST_RUN_SECONDS)
 
     # -- engine events ------------------------------------------------------------------------
 
@@ -295,7 +316,7 @@ class TclkApp(App[None]):
                 deals_touched = True
                 self._warn_deadline(event)
             elif isinstance(event, VenueStatus):
-                self.query_one(HeaderBar).show_status(event)
+                self.show_venue_status(event)
             elif isinstance(event, Notice):
                 self.say(clean(event.text, max_len=400),
                          SEVERITY.get(event.level, "information"))
@@ -305,6 +326,10 @@ class TclkApp(App[None]):
             self.refresh_deals()
             if self.active_pane == "vault":
                 self.refresh_vault()
+
+    def show_venue_status(self, status: VenueStatus) -> None:
+        self.query_one(HeaderBar).show_status(status)
+        self.board_pane.show_venue(status, self.wallet.venue_url)
 
     def _board_changed(self, added: set[str], updated: set[str]) -> None:
         board = self.wallet.board

@@ -22,7 +22,8 @@ from tclk_tui.tui.secret_screen import SecretScreen
 
 KINDS = (("preimage (hash lock)", "preimage"), ("witness (point lock)", "witness"))
 SHARES_WARNING = ("Give each arbiter exactly one share, privately. All of them together rebuild "
-                  "the secret; keep no copy you do not need.")
+                  "the secret; keep no copy you do not need. These shares are not shown again "
+                  "(a new split makes different ones).")
 
 
 class SplitForm(Vertical):

@@ -20,7 +20,8 @@ from tclk_tui.tui.safe import literal
 from tclk_tui.tui.secret_screen import SecretScreen
 
 SALT_WARNING = ("Keep it private until the reveal round, then reveal it with your verdict. "
-                "Without it the vote cannot be revealed.")
+                "Without it the vote cannot be revealed, and it is not shown again: write it "
+                "down now.")
 
 
 class VoteForm(Vertical):

@@ -16,12 +16,14 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Input, Static
 
+from tclk_tui.engine.events import VenueStatus
 from tclk_tui.engine.views import BoardQuery, OfferRow
 from tclk_tui.engine.words import plural
 from tclk_tui.tui.board_filter import FILTER_HINT, next_sort, parse_filter, sort_by, sort_label
 from tclk_tui.tui.calm_input import CalmInput
 from tclk_tui.tui.offer_detail import OfferDetail
-from tclk_tui.tui.offer_table import OfferTable
+from tclk_tui.tui.offer_table import EMPTY_MESSAGE, OfferTable
+from tclk_tui.tui.safe import clean
 
 
 class BoardPane(Vertical):
@@ -68,6 +70,7 @@ class BoardPane(Vertical):
         self.board_query = BoardQuery()
         self.total = 0
         self.rejected = 0
+        self.unreachable_url: str | None = None  # set while the engine says it cannot reach it
 
     def compose(self) -> ComposeResult:
         yield CalmInput(placeholder=FILTER_HINT, id="board-filter", compact=True)
@@ -108,6 +111,18 @@ class BoardPane(Vertical):
             self.total, self.rejected = total, rejected
             self._update_status()
 
+    def show_venue(self, status: VenueStatus, url: str) -> None:
+        """An empty board because the venue cannot be reached is not "no offers match": say
+        which venue, from the engine's status (`v` in the app shows its whole sentence)."""
+        unreachable = clean(url, max_len=60) if status.unreachable else None
+        if unreachable == self.unreachable_url:
+            return
+        self.unreachable_url = unreachable
+        self.table.set_empty_message(
+            EMPTY_MESSAGE if unreachable is None else
+            f"cannot reach the venue at {unreachable}: no offers read yet (v says why)")
+        self._update_status()
+
     def tick(self) -> None:
         self.table.refresh()
         self.detail.tick()
@@ -122,6 +137,10 @@ class BoardPane(Vertical):
                       f"{sort_label(self.board_query.sort)} {arrow}")
         if self.rejected:
             status.append(f" · {self.rejected:,} rejected (! lists)")
+        if self.unreachable_url is not None:
+            # First, so 80 columns show it; the offers shown are those read before.
+            status = Text.assemble((f"venue {self.unreachable_url} unreachable", "bold"), " · ",
+                                   status)
         self.query_one("#board-status", Static).update(status, layout=False)
 
     # -- operator input -----------------------------------------------------------------------

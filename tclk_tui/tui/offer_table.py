@@ -168,8 +168,15 @@ class OfferTable(ScrollView, can_focus=True):
         self._descending = False
         self._widths = layout_columns(80)
         self._last_highlight: OfferRow | None = None
+        self._empty_message = EMPTY_MESSAGE
 
     # -- data ---------------------------------------------------------------------------------
+
+    def set_empty_message(self, text: str) -> None:
+        """What the table says when it has no rows (the board pane knows why it is empty)."""
+        if text != self._empty_message:
+            self._empty_message = text
+            self.refresh()
 
     @property
     def row_count(self) -> int:
@@ -331,7 +338,7 @@ class OfferTable(ScrollView, can_focus=True):
                 strip = self._row_strip(index, base)
             elif index == 0:
                 style = base + self.get_component_rich_style("offer-table--empty")
-                strip = self._text_strip(Text(EMPTY_MESSAGE), style)
+                strip = self._text_strip(Text(self._empty_message), style)
             else:
                 return Strip.blank(width, base)
         return strip.crop_extend(int(scroll_x), int(scroll_x) + width, base)

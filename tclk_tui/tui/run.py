@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import gc
-from collections.abc import Awaitable, Callable
+import signal
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +27,7 @@ def _theme_memory(wallet: Any) -> tuple[str | None, Callable[[str], None]]:
         THEME_SETTING, name)
 
 
-async def _run_app(wallet: Any, agents: Any = None) -> None:
+async def _run_app(wallet: Any, agents: Any = None, *, first_run: bool = False) -> None:
     from tclk_tui.tui.app import TclkApp
 
     # The board just loaded (up to a whole ring of offers) and lives as long as the app: keep
@@ -35,8 +37,27 @@ async def _run_app(wallet: Any, agents: Any = None) -> None:
 
     theme, remember = _theme_memory(wallet)
     app = TclkApp(wallet, theme=theme, on_theme_change=remember, agents=agents,
-                  keymap_file=keymap_file(), user_themes_dir=user_themes_dir())
-    await app.run_async()
+                  keymap_file=keymap_file(), user_themes_dir=user_themes_dir(),
+                  first_run=first_run)
+    with _quit_on_hangup(app):
+        await app.run_async()
+
+
+@contextlib.contextmanager
+def _quit_on_hangup(app: Any) -> Iterator[None]:
+    """A closed terminal (SIGHUP) or a polite kill (SIGTERM) quits the app as ctrl+q does, so
+    whatever its caller opened is closed in order: the wallet and its journal, and the demo's
+    throwaway profile, which would otherwise stay behind in the temporary directory. Only while
+    the app runs; the daemon, which outlives a terminal, has its own handlers."""
+    loop = asyncio.get_running_loop()
+    signals = [signal.SIGHUP, signal.SIGTERM] if hasattr(signal, "SIGHUP") else []
+    for signum in signals:
+        loop.add_signal_handler(signum, app.exit)
+    try:
+        yield
+    finally:
+        for signum in signals:
+            loop.remove_signal_handler(signum)
 
 
 def run_wallet_app(args: argparse.Namespace, open_wallet: Callable[..., Awaitable[Any]],
@@ -103,7 +124,7 @@ async def _run_owner(args: argparse.Namespace, open_wallet: Callable[..., Awaita
             # The profile's agents: the Approvals pane, the audit trail, the mailbox answered.
             async with serving_agents(wallet) as desk, serve_wallet(
                     wallet, profile_dir, extra=agent_methods(desk, RpcError)):
-                await _run_app(wallet, desk)
+                await _run_app(wallet, desk, first_run=wallet.first_run)
         finally:
             await wallet.close()
     finally:

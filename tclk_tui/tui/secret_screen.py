@@ -93,8 +93,8 @@ class SecretScreen(ModalScreen[None]):
             yield Static(Text(self._title), id="secret-title")
             yield Static(Text(self._warning), id="secret-warning")
             yield SecretValue(self._value_text(), id="secret-value")
-            yield Static(Text("Nothing is copied to the clipboard. Esc closes; it is not shown "
-                              "again."))
+            # Whether it can be shown again depends on the value: its warning says so.
+            yield Static(Text("Nothing is copied to the clipboard. Esc closes and clears it."))
             yield CalmButton("Close", id="secret-close")
         yield Footer(compact=True)
 
