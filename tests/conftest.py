@@ -42,5 +42,15 @@ def read_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(DeliberateKeys, "REACTION_S", 0.0)
 
 
+@pytest.fixture(autouse=True)
+def own_config_folder(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The operator's keymap.toml and themes/ never leak into a test: each test gets an empty
+    config folder of its own (child processes inherit it), and tests that need a keymap or a
+    user theme write one there."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("config")))
+
+
 # A fresh anvil per test and the deployed escrow on it (tests/rails/evm, tests/engine).
 from tests.rails.evm.fixtures import anvil, chain  # noqa: E402, F401
