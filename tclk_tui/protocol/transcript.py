@@ -59,7 +59,10 @@ TIMESTAMP_RE: Final = re.compile(
 )
 _EPOCH_ORDINAL: Final = _dt.date(1970, 1, 1).toordinal()
 _SURROGATE_RE: Final = re.compile("[\ud800-\udfff]")
-_URLSAFE: Final = bytes.maketrans(b"-_", b"+/")
+# base64url letters to the standard ones, and the standard-only `+/=` to a letter the strict
+# decoder refuses, so that decoder admits exactly what SIGNATURE_RE does (with the length and
+# last-letter checks in `_signature_bytes`).
+_URLSAFE: Final = bytes.maketrans(b"-_+/=", b"+/!!!")
 # A fold opens every record into one output buffer of this size, made for that fold alone;
 # a longer signed message (never a valid frame, but still verified first) goes through
 # `nacl.bindings.crypto_sign_open`, which allocates its own.
@@ -177,6 +180,21 @@ def _record_fields(record: object) -> tuple[Any, ...] | None:
     return None
 
 
+def _signature_bytes(signature: object) -> bytes | None:
+    """The 64 bytes of a signature that `SIGNATURE_RE` fully matches, else None; one C
+    decoder pass does the matching (a test checks the two agree)."""
+    if not isinstance(signature, str):
+        return None
+    if len(signature) != 86 or signature[85] not in "AQgw":
+        return None
+    try:
+        return binascii.a2b_base64(
+            signature.encode("ascii").translate(_URLSAFE) + b"==", strict_mode=True
+        )
+    except (UnicodeEncodeError, binascii.Error):
+        return None
+
+
 def _open_scratch() -> tuple[Any, Any]:
     """Output buffers for libsodium's `crypto_sign_open`, for the records of one fold: the
     opened message is never read, so reusing them saves two allocations and a copy each."""
@@ -206,18 +224,22 @@ def _verify_fields(
         return "record is unsigned"
     if type(nonce) is not str and isinstance(nonce, int) and not isinstance(nonce, bool):
         nonce = str(nonce)  # JS template strings render a numeric nonce as its digits
-    if not isinstance(nonce, str) or RECORD_NONCE_RE.fullmatch(nonce) is None:
+    # `RECORD_NONCE_RE.fullmatch(nonce)`: ASCII digits, no leading zero but "0" itself.
+    if not (
+        isinstance(nonce, str)
+        and nonce.isascii()
+        and nonce.isdigit()
+        and (nonce[0] != "0" or len(nonce) == 1)
+    ):
         return "record nonce is not canonical decimal"
-    if not isinstance(signature, str) or SIGNATURE_RE.fullmatch(signature) is None:
+    raw = _signature_bytes(signature)
+    if raw is None:
         return "record signature is not canonical base64url"
     public_key = _sender_key(sender) if len(sender) <= _MAX_DID_CHARS else None
     if public_key is None:
         return "record sender is not an Ed25519 did:key"
     try:
         # libsodium directly: the fold's one unavoidable cost, without a wrapper around it.
-        # SIGNATURE_RE admitted only base64url letters, so a table swap and the C decoder
-        # read it exactly as `base64.urlsafe_b64decode` would.
-        raw = binascii.a2b_base64(signature.encode("ascii").translate(_URLSAFE) + b"==")
         signed = raw + signed_message(room, nonce, line)
         if scratch is None or len(signed) > _OPEN_BYTES:
             crypto_sign_open(signed, public_key)

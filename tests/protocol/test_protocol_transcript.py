@@ -940,3 +940,42 @@ def test_parse_export_only_raises_tclk_errors(lines: list[str]) -> None:
     except TclkError:
         return
     fold_transcript(records)
+
+
+_B64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+_ONE_OFF_B64 = st.builds(  # a canonical shape with one letter swapped for a near miss
+    lambda body, last, at, junk: (body + last)[:at] + junk + (body + last)[at + 1:],
+    st.text(alphabet=_B64URL, min_size=85, max_size=85), st.sampled_from("AQgw"),
+    st.integers(0, 85), st.sampled_from("+/= \n!\u00e9\u0663\ud800-_B"),
+)
+_NEAR_B64 = st.one_of(
+    _ONE_OFF_B64,
+    st.text(alphabet=_B64URL + "+/= \n!\u00e9\u0663\ud800", min_size=84, max_size=88),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(_NEAR_B64, st.text(alphabet=_B64URL, min_size=86, max_size=86),
+                 st.text(max_size=90)))
+def test_signature_text_is_refused_exactly_when_it_is_not_canonical_base64url(text: str) -> None:
+    from tclk_tui.protocol.transcript import SIGNATURE_RE
+
+    record = {"room": OFFER_ROOM, "seq": 1, "timestampMs": 1, "line": "tclk1 {}",
+              "sender": PAYER, "nonce": "1", "signature": text}
+    shape_refused = verify_transcript_record(record).reason == (
+        "record signature is not canonical base64url"
+    )
+    assert shape_refused == (SIGNATURE_RE.fullmatch(text) is None)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.text(alphabet="0123456789", max_size=25),
+                 st.text(alphabet="0123456789 -+.\u0663\u00b2x\n", max_size=8),
+                 st.text(max_size=8)))
+def test_nonce_text_is_refused_exactly_when_it_is_not_canonical_decimal(text: str) -> None:
+    from tclk_tui.protocol.transcript import RECORD_NONCE_RE
+
+    record = {"room": OFFER_ROOM, "seq": 1, "timestampMs": 1, "line": "tclk1 {}",
+              "sender": PAYER, "nonce": text, "signature": "A" * 86}
+    refused = verify_transcript_record(record).reason == "record nonce is not canonical decimal"
+    assert refused == (RECORD_NONCE_RE.fullmatch(text) is None)
