@@ -36,6 +36,7 @@ from tclk_tui.engine.commands import (
     as_command_error,
     execute,
 )
+from tclk_tui.engine.errors import os_error_sentence
 from tclk_tui.engine.words import plural
 
 DEFAULT_VENUE = "https://technocore.chat"
@@ -141,15 +142,16 @@ def port_number(text: str) -> int:
     return int(text)
 
 
-async def open_wallet(args: argparse.Namespace, *, follow: bool = False):
+async def open_wallet(args: argparse.Namespace, *, follow: bool = False,
+                      offline: bool = False):
     from tclk_tui.engine.wallet import Wallet
 
     vault = open_profile_vault(args)
     wallet = await Wallet.open(args.profile, venue_url=args.venue, data_dir=data_dir(args),
-                               vault=vault, follow=follow)
+                               vault=vault, follow=follow, offline=offline)
     if wallet.first_run:  # the app says it on its screen too
         print(first_run_text(args.profile, vault.describe()), file=sys.stderr)
-    if not follow and wallet.venue_status.state == "offline":
+    if not follow and not offline and wallet.venue_status.state == "offline":
         detail = wallet.venue_status.detail
         await wallet.close()
         raise CommandError("venue", f"cannot reach the venue at {args.venue}: {detail}")
@@ -180,7 +182,7 @@ async def run_command(name: str, params: dict[str, Any], args: argparse.Namespac
     from tclk_tui.engine.errors import ProfileBusy
 
     try:
-        wallet = await open_wallet(args)
+        wallet = await open_wallet(args, offline=not command.needs_venue)
     except ProfileBusy:
         # An owner that has not bound its socket yet (starting up): ask it once it has.
         for _ in range(OWNER_WAIT_ROUNDS):
@@ -278,6 +280,12 @@ def cmd_vault(args: argparse.Namespace) -> int:
                         passphrase_env=args.passphrase_env)
         emit(args, "\n".join(report.lines()), report.to_dict())
         return 0
+    if args.vault_command == "restore" and args.seed not in ([], ["-"]):
+        raise CommandError("usage", "vault restore takes no seed on the command line: it would "
+                           "stay in your shell history and be visible to other local users "
+                           "while it runs; nothing was restored. Run `tclk-tui vault restore` "
+                           "and type the seed, or pipe it on stdin (and clear that history "
+                           "line)")
     vault = open_profile_vault(args)
     if args.vault_command == "backup":
         if not args.yes:
@@ -286,23 +294,25 @@ def cmd_vault(args: argparse.Namespace) -> int:
         seed = vault.export_seed()
         if args.out:
             path = Path(args.out)
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            with os.fdopen(fd, "w") as handle:
-                handle.write(seed + "\n")
+            try:
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            except FileExistsError as exc:
+                raise CommandError("refused", os_error_sentence(exc, "write the seed backup")
+                                   + " (a backup never overwrites a file)") from None
+            try:
+                with os.fdopen(fd, "w") as handle:
+                    handle.write(seed + "\n")
+            except OSError as exc:
+                with contextlib.suppress(OSError):
+                    path.unlink()  # ours (O_EXCL): no half-written seed is left behind
+                raise CommandError("refused", os_error_sentence(
+                    exc, "write the seed backup", path=path)) from None
             emit(args, f"master seed written to {path} (mode 600)", {"written": str(path)})
         else:
             emit(args, seed, {"seed": seed})
         return 0
-    if args.seed != "-":
-        print("tclk-tui: warning: a seed given on the command line is visible to other local "
-              "users and kept in shell history; prefer `vault restore` and type it",
-              file=sys.stderr)
-        text = args.seed
-    elif sys.stdin.isatty():
-        text = getpass.getpass("master seed backup: ")
-    else:
-        text = sys.stdin.readline()
-    text = text.strip()
+    typed = sys.stdin.isatty()
+    text = (getpass.getpass("master seed backup: ") if typed else sys.stdin.readline()).strip()
     fingerprint = vault.restore_seed(text, replace=args.replace)
     emit(args, f"master seed restored (fingerprint {fingerprint})",
          {"fingerprint": fingerprint})
@@ -626,9 +636,12 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--yes", action="store_true",
                    help="confirm: print (or write) the master seed")
     b.add_argument("--out", help="write to this new file (mode 600) instead of the screen")
-    r = vsub.add_parser("restore", parents=[common], help="restore the master seed")
-    r.add_argument("seed", nargs="?", default="-",
-                   help="the backup text (default -: typed without echo, or read from stdin)")
+    r = vsub.add_parser("restore", parents=[common], help="restore the master seed",
+                        description="Restore the master seed: typed without echo on a "
+                        "terminal, or read from stdin (`tclk-tui vault restore < seed.txt`); "
+                        "never from the command line, which shell history keeps.")
+    # The seed is typed without echo or read from stdin; one given here is refused (history).
+    r.add_argument("seed", nargs="*", default=[], help=argparse.SUPPRESS)
     r.add_argument("--replace", action="store_true", help="replace an existing, different seed")
     return parser
 
@@ -659,7 +672,25 @@ def _fail(error: CommandError, *, as_json: bool) -> int:
     return error.exit_code
 
 
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: what a shell shows for `yes | head -1`
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Run one command line. A reader that goes away early (`tclk-tui board | head -1`) ends
+    the output quietly: no traceback, no "Exception ignored" at exit, status 141 like any
+    program killed by SIGPIPE."""
+    try:
+        code = _main(argv)
+        sys.stdout.flush()  # here, where a closed pipe can be caught, not at exit
+        return code
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # the interpreter's last flush goes nowhere
+        os.close(devnull)
+        return EXIT_BROKEN_PIPE
+
+
+def _main(argv: list[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     try:
@@ -670,12 +701,17 @@ def main(argv: list[str] | None = None) -> int:
         exc.parser.print_usage(sys.stderr)
         say(f"{exc.parser.prog}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except SystemExit as exc:  # --help and --version print, then exit through argparse
+        sys.stdout.flush()
+        return int(exc.code or 0) if not isinstance(exc.code, str) else EXIT_USAGE
     handler = getattr(args, "handler", cmd_app)
     try:
         return int(handler(args) or 0)
     except KeyboardInterrupt:
         print("tclk-tui: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        raise
     except Exception as exc:
         return _fail(_refusal(exc), as_json=args.json)
 

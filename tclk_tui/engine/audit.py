@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tclk_tui.engine.arbitration import VOTE_PREFIX
+from tclk_tui.engine.errors import os_error_sentence
 from tclk_tui.engine.vote_round import RoundView, read_round
 from tclk_tui.protocol.codec import try_decode_frame
 from tclk_tui.protocol.errors import TclkError
@@ -82,7 +83,10 @@ def audit_exports(paths: list[Path]) -> AuditReport:
                 report.bundles.append(audit_bundle(str(path), bundle))
                 continue
             records = parse_transcript_export(room, text)
-        except (OSError, UnicodeDecodeError, TclkError) as exc:
+        except OSError as exc:
+            report.problems.append(os_error_sentence(exc, "read the export"))
+            continue
+        except (UnicodeDecodeError, TclkError) as exc:
             report.problems.append(f"{path}: {exc}")
             continue
         rooms.setdefault(room, []).extend(records)

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tclk_tui.engine.errors import EngineError
+from tclk_tui.engine.errors import EngineError, os_error_sentence
 from tclk_tui.engine.gates import GateRefused, GateRequest
 from tclk_tui.engine.words import rehearsal_note
 
@@ -109,6 +109,8 @@ def as_command_error(exc: BaseException) -> CommandError | None:
         return CommandError("venue", str(exc))
     if isinstance(exc, EngineError | TclkError | ArbitrationError):
         return CommandError("refused", str(exc))
+    if isinstance(exc, OSError):
+        return CommandError("refused", os_error_sentence(exc))
     return None
 
 
@@ -181,6 +183,8 @@ class Command:
 
     `needs_wallet` is False for a command that reads only what it is given (an offline audit
     of export files): it runs with `wallet=None` and needs no profile, vault or venue.
+    `needs_venue` is False for a command that answers from the wallet's own facts (its DID):
+    the wallet opens without contacting the venue, so it works offline.
     `confirm` names the param that confirms a gated command.
     """
 
@@ -191,6 +195,7 @@ class Command:
     gated: bool
     run: Runner
     needs_wallet: bool = True
+    needs_venue: bool = True
     confirm: str | None = None
     param_names: frozenset[str] = field(init=False, repr=False, compare=False)
 
@@ -539,7 +544,8 @@ async def _evidence(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
     try:
         path.write_text(json.dumps(bundle, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     except OSError as exc:
-        raise CommandError("usage", f"cannot write {path}: {exc.strerror or exc}") from None
+        raise CommandError("usage", os_error_sentence(exc, "write the evidence bundle",
+                                                      path=path)) from None
     return {"file": str(path), "deal": bundle["deal"], "contract": bundle["contract"],
             "status": bundle["status"],
             "records": sum(len(v) for v in bundle["rooms"].values())}
@@ -547,7 +553,7 @@ async def _evidence(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
 
 IDENTITY = Command(
     "identity", "show this profile's did:key", (),
-    "{did, profile, venue}", gated=False, run=_identity)
+    "{did, profile, venue}", gated=False, run=_identity, needs_venue=False)
 BOARD = Command(
     "board", "list offers on the board",
     (Param("all", bool, "include accepted, expired and cancelled offers", default=False),

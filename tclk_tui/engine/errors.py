@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import sqlite3
 from collections.abc import Iterator
 
@@ -44,3 +45,48 @@ def journaling(what: str, *, happened: bool) -> Iterator[None]:
                    f"nothing was posted ({what} did not happen)")
         raise JournalUnwritable(f"the journal could not be written ({why}): {outcome}",
                                 happened=happened) from None
+
+
+# What happened, by errno, as the end of a sentence naming the path ({path}).
+_OS_WHAT = {
+    errno.EACCES: "permission denied on {path}",
+    errno.EPERM: "the system does not permit this on {path}",
+    errno.ENOENT: "{path} does not exist",
+    errno.ENOTDIR: "a part of {path} is a file, not a directory",
+    errno.EISDIR: "{path} is a directory",
+    errno.ENOSPC: "the disk holding {path} is full",
+    errno.EDQUOT: "the disk quota for {path} is used up",
+    errno.EROFS: "{path} is on a read-only file system",
+    errno.ENAMETOOLONG: "the name {path} is too long",
+    errno.ELOOP: "{path} goes round a loop of symbolic links",
+    errno.EIO: "the disk reported an input/output error on {path}",
+    errno.EMFILE: "this process has too many files open (at {path})",
+    errno.ETXTBSY: "{path} is busy",
+    errno.EBUSY: "{path} is busy",
+    errno.EXDEV: "{path} is on another file system",
+    errno.ENOTEMPTY: "{path} is a directory that is not empty",
+}
+
+
+def os_error_sentence(exc: OSError, doing: str | None = None, *,
+                      path: object = None) -> str:
+    """An OSError as a sentence an operator can act on: the path and what happened, never
+    `[Errno 17]` or a strerror tuple. `doing` says what was being attempted ("write the
+    evidence bundle"), when the caller knows; `path` names the file when the error does not
+    (a write that found the disk full carries no file name)."""
+    path = exc.filename if exc.filename not in (None, "") else path
+    shown = repr(str(path)) if path is not None and any(c.isspace() for c in str(path)) \
+        else (str(path) if path is not None else "")
+    if exc.errno == errno.EEXIST and path is not None:
+        what = f"{shown} already exists"
+    elif exc.errno in _OS_WHAT and path is not None:
+        what = _OS_WHAT[exc.errno].format(path=shown)
+    else:
+        reason = (exc.strerror or str(exc.args[0] if exc.args else "") or
+                  ("it timed out" if isinstance(exc, TimeoutError) else
+                   f"the system reported {type(exc).__name__}")).rstrip(".")
+        reason = reason[:1].lower() + reason[1:]
+        what = f"{reason} ({shown})" if path is not None else reason
+    if exc.filename2 not in (None, ""):
+        what += f" (with {exc.filename2})"
+    return f"cannot {doing}: {what}" if doing else what

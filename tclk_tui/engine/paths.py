@@ -24,6 +24,14 @@ def make_private_dir(path: Path) -> None:
         if probe.parent == probe:
             break
         probe = probe.parent
+    for directory in (Path(path), *Path(path).parents):
+        if directory.exists() and not directory.is_dir():
+            from tclk_tui.engine.errors import EngineError
+
+            raise EngineError(f"cannot create the directory {path}: {directory} is a file, "
+                              "not a directory (move it away or choose another place)")
+        if directory.exists():
+            break
     for directory in reversed(missing):
         with contextlib.suppress(FileExistsError):
             directory.mkdir(mode=PRIVATE_DIR)

@@ -137,13 +137,18 @@ class Wallet:
     async def open(cls, profile: str, *, venue_url: str, data_dir: Path, vault: Vault,
                    clock_ms: Callable[[], int] = wall_clock_ms,
                    rails: Mapping[str, SettlementRail] | None = None,
-                   follow: bool = True) -> Wallet:
+                   follow: bool = True, offline: bool = False) -> Wallet:
+        """Open the profile (taking its lock) and, unless `offline`, read the venue once.
+
+        `offline` is for a call that answers from this wallet's own facts (its DID): it
+        contacts neither the venue nor a rail, so it works with the network down."""
         profile_dir = Path(data_dir) / profile
         make_private_dir(profile_dir)
         lock = take_profile_lock(profile_dir)  # before the journal: one owner per profile
         try:
             wallet = await cls._open_locked(profile, profile_dir, venue_url=venue_url,
-                                            vault=vault, clock_ms=clock_ms, rails=rails)
+                                            vault=vault, clock_ms=clock_ms, rails=rails,
+                                            offline=offline)
         except BaseException:
             lock.release()
             raise
@@ -155,7 +160,8 @@ class Wallet:
     @classmethod
     async def _open_locked(cls, profile: str, profile_dir: Path, *, venue_url: str,
                            vault: Vault, clock_ms: Callable[[], int],
-                           rails: Mapping[str, SettlementRail] | None) -> Wallet:
+                           rails: Mapping[str, SettlementRail] | None,
+                           offline: bool = False) -> Wallet:
         journal = Journal(profile_dir / "journal.sqlite3", clock=clock_ms)
         known = {row.did for row in journal.identities()}
         try:
@@ -202,6 +208,9 @@ class Wallet:
         wallet.first_run = not had_seed
         try:
             wallet._restore()
+            if offline:
+                wallet.rooms.set_status("offline", "not contacted: this call needs no venue")
+                return wallet
             await wallet.rail_watch.reconcile()
             try:
                 await wallet.sync()
