@@ -666,7 +666,8 @@ def _fail(error: CommandError, *, as_json: bool) -> int:
         print_json({"error": error.to_dict()})
     else:
         gate = error.data.get("gate")
-        if gate:
+        if gate and error.kind == "confirmation-required":
+            # The facts to read before confirming; a refusal or a wrong code is its one reason.
             say("\n".join(cli_text.fact_lines(gate)), file=sys.stderr)
         say(f"tclk-tui: {error.message}", file=sys.stderr)
     return error.exit_code

@@ -138,12 +138,12 @@ class WalletBackend:
                       acknowledge_late: bool) -> dict[str, Any]:
         command = REGISTRY[tool]
         p = _command_params(params)
-        if command.confirm == "confirm":  # the reveal: the contract id's first 8 hex
+        if command.confirm == "confirm":  # the reveal: the contract id's first 4 hex
             facts = await self.deal_facts(params["deal"])
             contract = (facts or {}).get("contract") or ""
             if code is None or code_for(contract) != code.strip().lower():
                 raise CommandFailed("the confirmation code does not match the contract")
-            p["confirm"] = contract[2:10]
+            p["confirm"] = code_for(contract)
             p["late"] = acknowledge_late
         else:
             p[command.confirm or "yes"] = True

@@ -25,7 +25,14 @@ from tclk_tui.engine.board import parse_statement_line, statement_line
 from tclk_tui.engine.deal import _ms_text, short
 from tclk_tui.engine.errors import EngineError
 from tclk_tui.engine.events import Notice
-from tclk_tui.engine.gates import GateFact, GateRefused, GateRequest, code_for
+from tclk_tui.engine.gates import (
+    GateFact,
+    GateRefused,
+    GateRequest,
+    WrongCode,
+    code_for,
+    wrong_code,
+)
 from tclk_tui.engine.private_deals import SETTING_HELD_SHARE
 from tclk_tui.engine.views import BoardQuery
 from tclk_tui.engine.vote_round import RoundView, read_round
@@ -296,9 +303,8 @@ class RefereeDesk:
             raise GateRefused("; ".join(fresh.blockers))
         if fresh.contract != request.contract:
             raise GateRefused("the case changed since the request: ask again")
-        if typed_code.strip().lower() != fresh.confirm_code:
-            raise GateRefused(f"type {fresh.confirm_code} (the first 4 hex of the contract id) "
-                              "to release")
+        if fresh.confirm_code is None or not fresh.code_matches(typed_code):
+            raise WrongCode(wrong_code())
         state, offer, panel = self._state(request.deal_id)
         index = panel.index_of(self._w.did) or 0
         value = self._held(offer, panel, index)

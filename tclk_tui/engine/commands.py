@@ -15,7 +15,8 @@ lives here and only here:
 - a **gated** command (funds or a secret at stake) is two steps. Without its confirmation
   param it performs nothing and answers `{"performed": false, "gate": {...}}`: the facts the
   engine established, the blockers, and which param confirms it (never the value to type when
-  that value is a secret; the reveal code is the public contract id's first 8 hex). With the
+  that value is a secret; the reveal code is the public contract id's first 4 hex, the one
+  rule of `gates.code_for`). A wrong code is a usage refusal saying so. With the
   confirmation it re-checks everything and performs: the engine enforces, the face only asks.
 
 The module imports nothing heavy at load (the engine's parts are imported when a command runs),
@@ -35,7 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tclk_tui.engine.errors import EngineError, os_error_sentence
-from tclk_tui.engine.gates import GateRefused, GateRequest
+from tclk_tui.engine.gates import GateRefused, GateRequest, WrongCode, wrong_code
 from tclk_tui.engine.words import rehearsal_note
 
 if TYPE_CHECKING:
@@ -101,6 +102,8 @@ def as_command_error(exc: BaseException) -> CommandError | None:
 
     if isinstance(exc, CommandError):
         return exc
+    if isinstance(exc, WrongCode):
+        return CommandError("usage", exc.reason, {"wrong_code": True})
     if isinstance(exc, GateRefused):
         return CommandError("refused", f"refused: {exc.reason}")
     if isinstance(exc, VaultError):
@@ -295,9 +298,8 @@ def deal_detail(view: DealView) -> dict[str, Any]:
 def gate_facts(command: Command, request: GateRequest) -> dict[str, Any]:
     """What a gated command would do, as the engine established it now (no secret in it).
 
-    The one prompt is the command's confirm param (the reveal command takes the contract id's
-    first 8 hex, a stronger check than the app dialog's 4, which `request.prompt` words), so an
-    unconfirmed answer never asks for two different codes."""
+    The one prompt is the command's confirm param (the contract id's first 4 hex, the code
+    every face asks for), so an unconfirmed answer never asks for two different codes."""
     assert command.confirm is not None
     confirm = command.param(command.confirm)
     return {
@@ -319,9 +321,15 @@ async def _confirm(command: Command, deal: DealSession, request: GateRequest,
     try:
         view = await deal.confirm(request, **options)
     except GateRefused as exc:
-        raise CommandError("refused", f"refused: {exc.reason}",
-                           {"gate": gate_facts(command, request)}) from None
+        raise _gate_refusal(command, request, exc) from None
     return {**deal_summary(view), "performed": True}
+
+
+def _gate_refusal(command: Command, request: GateRequest, exc: GateRefused) -> CommandError:
+    gate = {"gate": gate_facts(command, request)}
+    if isinstance(exc, WrongCode):
+        return CommandError("usage", exc.reason, {**gate, "wrong_code": True})
+    return CommandError("refused", f"refused: {exc.reason}", gate)
 
 
 def _deal(wallet: Wallet, name: str) -> DealSession:
@@ -406,16 +414,23 @@ async def _reveal(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
     deal = _deal(wallet, p["deal"])
     await deal.check_lock()
     request = deal.request_reveal()
-    typed = (p["confirm"] or "").strip().lower()
-    if not typed:
+    if not (p["confirm"] or "").strip():
         return _not_performed(REVEAL, request)
-    contract = deal.state.contract or ""
-    if len(typed) != 8 or typed != contract[2:10]:
-        raise CommandError("usage", "the code does not match: reveal needs the first 8 hex of "
-                           "the contract id", {"gate": gate_facts(REVEAL, request)})
-    # The engine's own code is a prefix of the contract id too: hand it what was typed.
-    code = typed[:len(request.confirm_code or "")]
-    return await _confirm(REVEAL, deal, request, typed_code=code, acknowledge_late=p["late"])
+    _check_code(REVEAL, request, p["confirm"])
+    return await _confirm(REVEAL, deal, request, typed_code=p["confirm"],
+                          acknowledge_late=p["late"])
+
+
+def _check_code(command: Command, request: GateRequest, typed: str) -> None:
+    """A wrong code is said to be wrong, at once and before anything else: the operator
+    mistyped. When the engine would refuse the action anyway, the same answer says why."""
+    if request.confirm_code is not None and request.code_matches(typed):
+        return
+    message = wrong_code()
+    if request.blockers:
+        message += "; even with the right code it is refused now: " + "; ".join(request.blockers)
+    raise CommandError("usage", message, {"gate": gate_facts(command, request),
+                                          "wrong_code": True})
 
 
 def _simple_gate(action: str) -> Runner:
@@ -501,11 +516,11 @@ async def _release(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
     request = wallet.referee.request_release(offer_id)
     if not p["confirm"]:
         return _not_performed(RELEASE, request)
+    _check_code(RELEASE, request, p["confirm"])
     try:
         view = await wallet.referee.confirm_release(request, p["confirm"])
     except GateRefused as exc:
-        raise CommandError("refused", f"refused: {exc.reason}",
-                           {"gate": gate_facts(RELEASE, request)}) from None
+        raise _gate_refusal(RELEASE, request, exc) from None
     return {**_case(view), "performed": True}
 
 
@@ -597,8 +612,8 @@ LOCK = Command(
 REVEAL = Command(
     "reveal", "reveal the secret to claim (payee)",
     (_DEAL,
-     Param("confirm", str, "the first 8 hex of the contract id, typed to confirm",
-           metavar="HEX8"),
+     Param("confirm", str, "the first 4 hex of the contract id, typed to confirm",
+           metavar="HEX4"),
      Param("late", bool, "acknowledge a reveal past claimByMs", default=False)),
     _GATED_RESULT,
     gated=True, run=_reveal, confirm="confirm")

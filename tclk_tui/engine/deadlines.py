@@ -8,11 +8,31 @@ window to open.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from tclk_tui.engine.events import DangerLevel
 from tclk_tui.engine.views import Deadlines
 
 DANGER_MS = 5 * 60_000
 SOON_MS = 30 * 60_000
+
+
+def moment_text(at_ms: int, now_ms: int) -> str:
+    """When a deadline falls, in plain time: `13:44 UTC (in 1h59m)`, the date added when it is
+    not today. UTC, as every face shows deadlines, so two operators read the same words."""
+    try:
+        at, now = (datetime.fromtimestamp(ms / 1000, tz=UTC) for ms in (at_ms, now_ms))
+    except (OverflowError, OSError, ValueError):
+        return f"at {at_ms} ms since 1970"
+    clock = at.strftime("%H:%M UTC") if at.date() == now.date() else \
+        at.strftime("%Y-%m-%d %H:%M UTC")
+    left = max(-(-(at_ms - now_ms) // 1000), 0)  # whole seconds, rounded up: never "in 0s"
+    days, rest = divmod(left, 86_400)
+    hours, rest = divmod(rest, 3600)
+    minutes, seconds = divmod(rest, 60)
+    span = (f"{days}d{hours}h" if days else f"{hours}h{minutes:02d}m" if hours else
+            f"{minutes}m{seconds:02d}s" if minutes else f"{seconds}s")
+    return f"{clock} (in {span})"
 
 
 def danger_level(now_ms: int, deadline_ms: int, window_ms: int) -> DangerLevel:

@@ -14,15 +14,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tclk_tui.engine.crash import crashpoint
-from tclk_tui.engine.deadlines import deal_deadlines
+from tclk_tui.engine.deadlines import deal_deadlines, moment_text
 from tclk_tui.engine.events import DealAdvanced, Notice
 from tclk_tui.engine.gates import (
     GateAction,
     GateFact,
     GateRefused,
     GateRequest,
+    WrongCode,
     code_for,
     code_prompt,
+    wrong_code,
 )
 from tclk_tui.engine.legal import DEAL_ACTIONS, Legal, Prospect, in_play, judge, prospect
 from tclk_tui.engine.ports import DealContext
@@ -664,9 +666,12 @@ class DealSession:
         state, now = self.state, self.ctx.now_ms()
         check = self.rail_check
         legal = Legal(True) if self._rail_refund_open() else self.can("refund")
-        if not legal.ok and self._rail_holds_funds() and self.role == "payer" and \
-                now < self.offer["refundAfterMs"]:
-            legal = Legal(False, "refund window not open yet (the rail holds the funds)")
+        early = now < self.offer["refundAfterMs"] and not legal.ok and (
+            legal.reason == "refund window not open yet"
+            or (self._rail_holds_funds() and self.role == "payer"))
+        if early:  # the one thing to know is when it opens; the facts list the rest
+            legal = Legal(False, "the refund window is not open yet: it opens at "
+                          + moment_text(self.offer["refundAfterMs"], now))
         blockers = [] if legal.ok else [legal.reason or "the protocol refuses a refund now"]
         if check is not None and check.status == "claimed":
             blockers.append(f"the rail shows the funds claimed ({check.rail} ref {check.ref})")
@@ -706,8 +711,7 @@ class DealSession:
         if fresh.blockers:
             raise GateRefused("; ".join(fresh.blockers))
         if not fresh.code_matches(typed_code):
-            raise GateRefused(f"type {fresh.confirm_code} (the first 4 hex of the contract id) "
-                              "to confirm")
+            raise WrongCode(wrong_code())
         if fresh.late and not acknowledge_late:
             raise GateRefused("the reveal is late (past claimByMs): acknowledge the risk first")
         await getattr(self, f"_do_{request.action}")(fresh)

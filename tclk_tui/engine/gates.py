@@ -21,6 +21,11 @@ class GateRefused(Exception):
         self.reason = reason
 
 
+class WrongCode(GateRefused):
+    """The typed confirmation code is not the one asked for: the operator mistyped (or read
+    the wrong deal), which is not the engine refusing the action itself."""
+
+
 @dataclass(frozen=True, slots=True)
 class GateFact:
     """One fact the operator should see before confirming.
@@ -66,6 +71,13 @@ def code_for(id_hex: str | None) -> str | None:
     """The code an operator types to confirm an action on a contract (or a deal): the first 4
     hex of its id, read off the screen, so a key typed by accident cannot confirm."""
     return id_hex[2:6] if id_hex else None
+
+
+def wrong_code(digits_of: str = "contract id") -> str:
+    """The one sentence for a code that does not match, for every face. It never prints the
+    code: reading it off the screen is what makes confirming deliberate."""
+    return (f"the code does not match: type the first 4 hex digits of the {digits_of} (the "
+            "four after 0x) to confirm")
 
 
 def code_prompt(code: str, *, digits_of: str | None = None) -> str:

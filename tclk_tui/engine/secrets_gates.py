@@ -8,7 +8,15 @@ from collections.abc import Callable
 
 from tclk_tui.engine.deal_book import DealBook
 from tclk_tui.engine.errors import EngineError
-from tclk_tui.engine.gates import GateFact, GateRefused, GateRequest, code_for, code_prompt
+from tclk_tui.engine.gates import (
+    GateFact,
+    GateRefused,
+    GateRequest,
+    WrongCode,
+    code_for,
+    code_prompt,
+    wrong_code,
+)
 from tclk_tui.engine.keeper import VaultKeeper
 from tclk_tui.engine.views import HeldSecret, VaultStatus
 from tclk_tui.vault.errors import VaultError
@@ -88,7 +96,7 @@ class SecretGates:
         if request.action != "secret-reveal" or request.blockers:
             raise GateRefused("; ".join(request.blockers) or "not a secret reveal request")
         if request.confirm_code is None or not request.code_matches(typed_code):
-            raise GateRefused(f"type {request.confirm_code} to show the secret")
+            raise WrongCode(wrong_code("contract id" if request.contract else "deal id"))
         secret = self.keeper.deal_secret(request.deal_id)
         if secret is None:
             raise GateRefused("no secret held for this deal")

@@ -37,9 +37,9 @@ async def test_cli_hash_lock_deal_on_paper_ends_claimed_and_audits(venue, home, 
 
     code, out, err = await run("bob", "reveal", offer[:12])
     assert code == 2 and "--confirm" in err and "Traceback" not in err
-    code, out, err = await run("bob", "reveal", offer[:12], "--confirm", "00000000")
+    code, out, err = await run("bob", "reveal", offer[:12], "--confirm", "zzzz")
     assert code == 2
-    code, out, err = await run("bob", "reveal", offer[:12], "--confirm", contract[2:10],
+    code, out, err = await run("bob", "reveal", offer[:12], "--confirm", contract[2:6],
                                "--json")
     assert code == 0, err
     assert json.loads(out)["status"] == "claimed"

@@ -165,15 +165,15 @@ async def test_reveal_asks_for_the_code_without_saying_it_and_never_answers_a_se
     gate = answer["gate"]
     assert gate["allowed"] is True, gate["blockers"]
     assert gate["confirm"]["param"] == "confirm" and gate["confirm"]["code_required"] is True
-    assert contract[2:10] not in json.dumps(gate["confirm"])
+    assert contract[2:6] not in json.dumps(gate["confirm"])
     with pytest.raises(CommandError) as caught:
-        await execute(pair.bob, "reveal", {"deal": offer_id, "confirm": "00000000"})
+        await execute(pair.bob, "reveal", {"deal": offer_id, "confirm": contract[2:10]})
     assert caught.value.kind == "usage" and "gate" in caught.value.data
     assert len(pair.bob.journal.outbox()) == outbox
     assert deal_b.state.status == "locked"
 
     claimed = await execute(pair.bob, "reveal", {"deal": offer_id,
-                                                 "confirm": contract[2:10].upper()})
+                                                 "confirm": contract[2:6].upper()})
     assert claimed["performed"] is True and claimed["status"] == "claimed"
     await pair.sync()
     answers = [answer, claimed]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from datetime import UTC, datetime
 
 import pytest
 
@@ -18,7 +19,9 @@ async def test_refund_blocked_before_the_window_and_settles_after(pair: Pair, ra
 
     pair.clock.ms = refund_after - 1
     early = deal_a.request_refund()
-    assert "refund window not open yet" in early.blockers
+    opens = datetime.fromtimestamp(refund_after / 1000, tz=UTC).strftime("%H:%M UTC")
+    assert early.blockers == (f"the refund window is not open yet: it opens at {opens} "
+                              "(in 1s)",)
     with pytest.raises(GateRefused, match="not open yet"):
         await deal_a.confirm(early)
     # A request forged to look allowed is re-checked at confirm time.
