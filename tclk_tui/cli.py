@@ -702,9 +702,6 @@ def _main(argv: list[str] | None) -> int:
         exc.parser.print_usage(sys.stderr)
         say(f"{exc.parser.prog}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    except SystemExit as exc:  # --help and --version print, then exit through argparse
-        sys.stdout.flush()
-        return int(exc.code or 0) if not isinstance(exc.code, str) else EXIT_USAGE
     handler = getattr(args, "handler", cmd_app)
     try:
         return int(handler(args) or 0)

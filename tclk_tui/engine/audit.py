@@ -6,6 +6,8 @@ board file yields the handshakes; each contract's deal-room file (if given) supp
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -60,12 +62,14 @@ class AuditReport:
                 "bundles": self.bundles}
 
 
-def _room_of(path: Path) -> tuple[Path, str]:
+def _room_of(path: Path) -> tuple[Path, str, bool]:
+    """The file, the room its records are read in, and whether the room was given (FILE:ROOM)
+    rather than taken from the file name."""
     text = str(path)
     if ":" in text and not Path(text).exists():
         file_part, _, room = text.rpartition(":")
-        return Path(file_part), room
-    return path, path.name.removesuffix(".jsonl")
+        return Path(file_part), room, True
+    return path, path.name.removesuffix(".jsonl"), False
 
 
 def audit_exports(paths: list[Path]) -> AuditReport:
@@ -73,8 +77,9 @@ def audit_exports(paths: list[Path]) -> AuditReport:
 
     report = AuditReport()
     rooms: dict[str, list[TranscriptRecord]] = {}
+    read: list[tuple[Path, str, bool, list[TranscriptRecord]]] = []
     for raw in paths:
-        path, room = _room_of(raw)
+        path, room, given = _room_of(raw)
         report.files.append(f"{path} ({room})")
         try:
             text = path.read_text(encoding="utf-8")
@@ -89,8 +94,40 @@ def audit_exports(paths: list[Path]) -> AuditReport:
         except (UnicodeDecodeError, TclkError) as exc:
             report.problems.append(f"{path}: {exc}")
             continue
+        read.append((path, room, given, records))
         rooms.setdefault(room, []).extend(records)
+    report.problems += _signed_elsewhere(read)
     return audit_transcripts(rooms, report)
+
+
+def _signed_elsewhere(read: list[tuple[Path, str, bool, list[TranscriptRecord]]]) -> list[str]:
+    """A file whose every signature fails was almost always read in the wrong room: each
+    record is signed over its room's name, and the room comes from the file name. Say so, and
+    name the room they do verify in when it is the board or a deal room named in the files."""
+    candidates = [OFFER_ROOM]
+    for _path, _room, _given, records in read:
+        for record in records:
+            frame = try_decode_frame(record.line)
+            contract = frame.get("contract") if frame else None
+            if isinstance(contract, str):
+                with contextlib.suppress(TclkError, ValueError):
+                    if deal_room(contract) not in candidates:
+                        candidates.append(deal_room(contract))
+    problems = []
+    for path, room, given, records in read:
+        if not records or any(verify_transcript_record(r).ok for r in records):
+            continue
+        where = f"room {room}" + (" (as given)" if given else f" (from the file name {path.name})")
+        signed = next((c for c in candidates if c != room and all(
+            verify_transcript_record(dataclasses.replace(r, room=c)).ok for r in records)), None)
+        if signed is not None:
+            problems.append(f"signatures fail in {path}: the records were signed in room "
+                            f"{signed}, not {where}; rename the file to {signed}.jsonl or "
+                            f"pass it as {path}:{signed}")
+        else:
+            problems.append(f"every signature in {path} fails for {where}: if it was exported "
+                            f"from another room, pass it as {path}:ROOM")
+    return problems
 
 
 def audit_transcripts(rooms: dict[str, list[TranscriptRecord]],

@@ -366,10 +366,10 @@ async def _identity(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
 
 
 async def _board(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
-    from tclk_tui.engine.views import BoardQuery
+    from tclk_tui.engine.board_filter import parse_filter
 
-    rows = wallet.board.query(BoardQuery(status=None if p["all"] else "open",
-                                         text=p["filter"] or ""))
+    rows = wallet.board.query(parse_filter(p["filter"] or "",
+                                           status=None if p["all"] else "open"))
     total = len(rows)
     if p["limit"] is not None:
         rows = rows[:max(p["limit"], 0)]
@@ -572,7 +572,9 @@ IDENTITY = Command(
 BOARD = Command(
     "board", "list offers on the board",
     (Param("all", bool, "include accepted, expired and cancelled offers", default=False),
-     Param("filter", str, "show only offers whose text contains this"),
+     Param("filter", str, "show only matching offers, as the app's filter line: words to "
+           "search for and asset:X rail:X lock:hash|point role:payer|payee status:any",
+           metavar="FILTER"),
      Param("limit", int, "at most this many offers (default: all)")),
     "{offers: [{offer, sender, role, amount, asset, lock, rails, status, expires_ms, "
     "claim_by_ms, refund_after_ms, mine, job}], total, rejected: {reason: count}}",

@@ -1,7 +1,7 @@
-"""The board's one-line filter: `asset:USD rail:memory lock:hash role:payer status:any words`.
+"""The board's sorting, beside its one-line filter (parsed by `engine.board_filter`).
 
 One input instead of a row of drop-downs keeps the board usable at 80x24 and entirely from the
-keyboard. Parsing only builds a `BoardQuery`; which rows match is the engine's business.
+keyboard.
 """
 
 from __future__ import annotations
@@ -9,10 +9,6 @@ from __future__ import annotations
 from dataclasses import replace
 
 from tclk_tui.engine.views import BoardQuery
-
-FILTER_KEYS = ("asset", "rail", "lock", "role", "status")
-ANY_STATUS = ("any", "all", "*")
-FILTER_HINT = "filter: words  asset:X rail:X lock:hash|point role:payer|payee status:any"
 
 # Sortable columns, in the order `s` cycles through them, with their short header names.
 SORT_COLUMNS: tuple[tuple[str, str], ...] = (
@@ -29,34 +25,6 @@ SORT_COLUMNS: tuple[tuple[str, str], ...] = (
     ("ts_ms", "posted"),
 )
 SORT_KEYS = tuple(key for key, _ in SORT_COLUMNS)
-
-
-def parse_filter(text: str, base: BoardQuery | None = None) -> BoardQuery:
-    """Turn the filter line into a query; sort settings are kept from `base`.
-
-    Only the five known `key:` prefixes are filters, so a pasted `did:key:z6Mk…` is still a text
-    search. An empty value (`asset:`) is ignored rather than matching nothing.
-    """
-    base = base or BoardQuery()
-    fields: dict[str, str | None] = {"asset": None, "rail": None, "lock": None, "role": None,
-                                     "status": "open"}
-    words: list[str] = []
-    for token in text.split():
-        key, sep, value = token.partition(":")
-        key = key.lower()
-        if sep and key in FILTER_KEYS:
-            if not value:
-                continue
-            if key == "status" and value.lower() in ANY_STATUS:
-                fields["status"] = None
-            elif key in ("lock", "role", "status"):
-                fields[key] = value.lower()
-            else:
-                fields[key] = value
-            continue
-        words.append(token)
-    return replace(base, text=" ".join(words), asset=fields["asset"], rail=fields["rail"],
-                   lock=fields["lock"], role=fields["role"], status=fields["status"])
 
 
 def next_sort(query: BoardQuery, step: int = 1) -> BoardQuery:

@@ -16,10 +16,11 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Input, Static
 
+from tclk_tui.engine.board_filter import FILTER_HINT, parse_filter
 from tclk_tui.engine.events import VenueStatus
 from tclk_tui.engine.views import BoardQuery, OfferRow
 from tclk_tui.engine.words import plural
-from tclk_tui.tui.board_filter import FILTER_HINT, next_sort, parse_filter, sort_by, sort_label
+from tclk_tui.tui.board_filter import next_sort, sort_by, sort_label
 from tclk_tui.tui.calm_input import CalmInput
 from tclk_tui.tui.offer_detail import OfferDetail
 from tclk_tui.tui.offer_table import EMPTY_MESSAGE, OfferTable
