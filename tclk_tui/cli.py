@@ -143,12 +143,12 @@ def port_number(text: str) -> int:
 
 
 async def open_wallet(args: argparse.Namespace, *, follow: bool = False,
-                      offline: bool = False):
+                      offline: bool = False, one_shot: bool = False):
     from tclk_tui.engine.wallet import Wallet
 
     vault = open_profile_vault(args)
     wallet = await Wallet.open(args.profile, venue_url=args.venue, data_dir=data_dir(args),
-                               vault=vault, follow=follow, offline=offline)
+                               vault=vault, follow=follow, offline=offline, one_shot=one_shot)
     if wallet.first_run:  # the app says it on its screen too
         print(first_run_text(args.profile, vault.describe()), file=sys.stderr)
     if not follow and not offline and wallet.venue_status.state == "offline":
@@ -182,7 +182,8 @@ async def run_command(name: str, params: dict[str, Any], args: argparse.Namespac
     from tclk_tui.engine.errors import ProfileBusy
 
     try:
-        wallet = await open_wallet(args, offline=not command.needs_venue)
+        # This process ends with the call: rails whose locks live in it are refused.
+        wallet = await open_wallet(args, offline=not command.needs_venue, one_shot=True)
     except ProfileBusy:
         # An owner that has not bound its socket yet (starting up): ask it once it has.
         for _ in range(OWNER_WAIT_ROUNDS):

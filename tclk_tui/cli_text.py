@@ -89,8 +89,11 @@ def receipt(a: Answer) -> str:
 
 
 def rails(a: Answer) -> str:
-    return "\n".join(f"{r['id']:<10} {'moves value' if r['moves_value'] else 'rehearsal':<12} "
-                     f"{r['describe']}" for r in a["rails"]) or "no rails set up"
+    lines = [f"{r['id']:<10} {'moves value' if r['moves_value'] else 'rehearsal':<12} "
+             f"{r['describe']}" for r in a["rails"]] or ["no rails set up"]
+    lines += [f"{rail_id:<10} {'not here':<12} {why}"
+              for rail_id, why in a.get("set_aside", {}).items()]
+    return "\n".join(lines)
 
 
 def tally(a: Answer) -> str:

@@ -32,6 +32,7 @@ from tclk_tui.agents.errors import (
 from tclk_tui.agents.limits import DAY_MS, Commitment, Spend, check_commitment, commitment
 from tclk_tui.agents.manifest import Manifest, agents_dir, load_manifest, refused
 from tclk_tui.agents.tools import ToolCall, ToolRegistry
+from tclk_tui.engine.gates import wrong_code
 
 MAX_WAIT_S = 300.0
 READ_TOOLS = frozenset({"board", "status", "deals", "rails", "audit", "approval"})
@@ -365,8 +366,7 @@ class AgentDesk:
         gate = await self.backend.gate(row.tool, dict(row.params))
         if gate.confirm_code is not None and (typed_code or "").strip().lower() != \
                 gate.confirm_code:
-            raise ApprovalError(f"type {gate.confirm_code} (the first 4 hex of the contract id) "
-                                "to confirm")
+            raise ApprovalError(wrong_code())
         try:
             result = await self.backend.perform(
                 row.tool, dict(row.params), code=gate.confirm_code,

@@ -472,7 +472,8 @@ async def _receipt(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
 async def _rails(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
     return {"rails": [{"id": rail_id, "moves_value": bool(rail.moves_value),
                        "describe": rail.describe()}
-                      for rail_id, rail in sorted(wallet.rails.items())]}
+                      for rail_id, rail in sorted(wallet.rails.items())],
+            "set_aside": dict(sorted(wallet.refused_rails.items()))}
 
 
 async def _tally(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
@@ -647,7 +648,8 @@ RECEIPT = Command(
     "the deal summary", gated=False, run=_receipt)
 RAILS = Command(
     "rails", "list the settlement rails set up in this wallet", (),
-    "{rails: [{id, moves_value, describe}]}", gated=False, run=_rails)
+    "{rails: [{id, moves_value, describe}], set_aside: {id: why it cannot be chosen here}}",
+    gated=False, run=_rails)
 TALLY = Command(
     "tally", "count a contract's commit-reveal arbitration vote from its deal room",
     (Param("contract", str, "the contract id (0x and 64 hex)", required=True,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import secrets as _secrets
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -558,6 +559,9 @@ class DealSession:
         facts: list[GateFact] = []
         blockers: list[str] = []
         chosen = rail or self._default_rail()
+        refused: Mapping[str, str] = getattr(self.ctx, "refused_rails", {})
+        if chosen is None:  # only set-aside rails offered: say why, not that none is set up
+            chosen = next((r for r in self.offer["rails"] if r in refused), None)
         if chosen is not None:
             try:  # the canonical id, before anything touches the rail or a frame names it
                 chosen = normalize_rail_id(chosen)
@@ -575,7 +579,7 @@ class DealSession:
                                   chosen))
             rail_obj = self._rail_for(chosen)
             if rail_obj is None:
-                blockers.append(f"this wallet has no {chosen} rail")
+                blockers.append(refused.get(chosen) or f"this wallet has no {chosen} rail")
             else:
                 facts.append(GateFact("settles value", None, "yes" if rail_obj.moves_value else
                                       "NO: rehearsal rail, settles nothing"))

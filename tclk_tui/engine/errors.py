@@ -83,7 +83,7 @@ def os_error_sentence(exc: OSError, doing: str | None = None, *,
         what = _OS_WHAT[exc.errno].format(path=shown)
     else:
         reason = (exc.strerror or str(exc.args[0] if exc.args else "") or
-                  ("it timed out" if isinstance(exc, TimeoutError) else
+                  ("the operation timed out" if isinstance(exc, TimeoutError) else
                    f"the system reported {type(exc).__name__}")).rstrip(".")
         reason = reason[:1].lower() + reason[1:]
         what = f"{reason} ({shown})" if path is not None else reason

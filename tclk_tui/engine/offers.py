@@ -37,7 +37,8 @@ Deliver = Callable[[dict, str], Awaitable[object]]
 class OfferDesk:
     def __init__(self, *, did: str, journal: Journal, board: OffersBoard, book: DealBook,
                  keeper: VaultKeeper, outbox: Outbox, events: EventBus,
-                 rails: Mapping[str, SettlementRail], now_ms: Callable[[], int]) -> None:
+                 rails: Mapping[str, SettlementRail], now_ms: Callable[[], int],
+                 refused_rails: Mapping[str, str] | None = None) -> None:
         self.did = did
         self.journal = journal
         self.board = board
@@ -46,6 +47,7 @@ class OfferDesk:
         self.outbox = outbox
         self.events = events
         self.rails = rails
+        self.refused_rails = refused_rails or {}  # set aside here, with why
         self.now_ms = now_ms
 
     def validate(self, draft: OfferDraft) -> list[FieldProblem]:
@@ -69,8 +71,11 @@ class OfferDesk:
         except TclkError as exc:
             problems.append(FieldProblem("rails", str(exc).removeprefix("tclk: ")))
         else:
+            refused = [r for r in rails if r in self.refused_rails]
             missing = [r for r in rails if r not in self.rails]
-            if len(missing) == len(rails):
+            if refused:  # offered, a counterparty could pick it: refuse it here, with why
+                problems.append(FieldProblem("rails", self.refused_rails[refused[0]]))
+            elif len(missing) == len(rails):
                 problems.append(FieldProblem("rails", "none of these rails is set up in this "
                                              "wallet (available: " + ", ".join(self.rails) + ")"))
         for name in ("claim_in_s", "refund_gap_s", "expires_in_s"):
@@ -171,8 +176,12 @@ class OfferDesk:
         if not validate_deadlines(offer, now, MIN_CLAIM_WINDOW_MS, MIN_REFUND_GAP_MS):
             raise EngineError("the deadlines leave less than a minute to claim or to refund")
         usable = [r for r in offer["rails"] if r in self.rails]
+        if rail is not None and rail in self.refused_rails:
+            raise EngineError(self.refused_rails[rail])
         if not usable:
-            raise EngineError("none of the offered rails is set up in this wallet")
+            refused = [r for r in offer["rails"] if r in self.refused_rails]
+            raise EngineError(self.refused_rails[refused[0]] if refused else
+                              "none of the offered rails is set up in this wallet")
         if rail is not None and rail not in usable:
             raise EngineError(f"rail {rail} is not offered or not set up here")
         role = "payee" if offer["role"] == "payer" else "payer"

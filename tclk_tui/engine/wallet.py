@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from tclk_tui.engine import arbitration as arb
@@ -80,12 +80,24 @@ class _Ctx:
     now_ms: Callable[[], int]
     # Is a contract's statement the one its offer's panel published? (None: no panel)
     provenance: Callable[[dict, str | None], tuple[bool | None, str]] | None = None
+    # Rails set aside in this wallet, with why (a one-shot process cannot hold a memory lock).
+    refused_rails: Mapping[str, str] = field(default_factory=dict)
+
+
+def one_shot_refusal(rail_id: str) -> str:
+    """Why a process-local rail cannot be chosen by a wallet that lives for one call."""
+    return (f"the {rail_id} rail keeps its locks inside one process, and a CLI call without a "
+            "daemon is a process that ends with the call: a lock made here could never be "
+            "claimed, refunded or verified by a later call. Use paper to rehearse, or start "
+            f"`tclk-tui daemon` (or the app): the CLI then goes through it, where {rail_id} "
+            "lasts as long as the engine")
 
 
 class Wallet:
     def __init__(self, *, profile: str, venue_url: str, vault: Vault, journal: Journal,
                  identity: Identity, client: VenueClient, rails: dict[str, SettlementRail],
-                 clock_ms: Callable[[], int]) -> None:
+                 clock_ms: Callable[[], int],
+                 refused_rails: Mapping[str, str] | None = None) -> None:
         self.profile = profile
         self.venue_url = venue_url
         self.vault = vault
@@ -93,6 +105,7 @@ class Wallet:
         self.identity = identity
         self.client = client
         self.rails = rails
+        self.refused_rails = dict(refused_rails or {})
         self._clock = clock_ms
         # True when this opening made the profile's master seed: the faces then say where its
         # secrets live and ask for a seed backup, once.
@@ -106,6 +119,7 @@ class Wallet:
                              on_record=lambda r: self.rooms.on_own_record(r))
         ctx = _Ctx(did=identity.did, events=self.events, publisher=self.outbox,
                    secrets=self.keeper, rails=rails, now_ms=self.now_ms,
+                   refused_rails=self.refused_rails,
                    provenance=lambda offer, statement: check_statement(
                        offer, statement, self.board.panel_lines(offer["id"])))
         self.book = DealBook(journal, self.keeper, ctx, self.events)
@@ -119,7 +133,8 @@ class Wallet:
         self.watch = DeadlineWatch(self.board, self.book, self.events, self.now_ms)
         self.offers = OfferDesk(did=identity.did, journal=journal, board=self.board,
                                 book=self.book, keeper=self.keeper, outbox=self.outbox,
-                                events=self.events, rails=rails, now_ms=self.now_ms)
+                                events=self.events, rails=rails, now_ms=self.now_ms,
+                                refused_rails=self.refused_rails)
         self.gates = SecretGates(vault, self.keeper, self.book, self.now_ms)
         self.rail_watch = RailWatch(self.book, rails, self.events)
         self._owned_rails: list[SettlementRail] = []  # rails this wallet opened and closes
@@ -137,18 +152,22 @@ class Wallet:
     async def open(cls, profile: str, *, venue_url: str, data_dir: Path, vault: Vault,
                    clock_ms: Callable[[], int] = wall_clock_ms,
                    rails: Mapping[str, SettlementRail] | None = None,
-                   follow: bool = True, offline: bool = False) -> Wallet:
+                   follow: bool = True, offline: bool = False,
+                   one_shot: bool = False) -> Wallet:
         """Open the profile (taking its lock) and, unless `offline`, read the venue once.
 
         `offline` is for a call that answers from this wallet's own facts (its DID): it
-        contacts neither the venue nor a rail, so it works with the network down."""
+        contacts neither the venue nor a rail, so it works with the network down.
+        `one_shot` is a wallet that lives for one call (the CLI without a daemon): rails whose
+        locks live in the process (memory) are set aside, refused with the reason wherever
+        one is chosen (an offer, an accept, a lock)."""
         profile_dir = Path(data_dir) / profile
         make_private_dir(profile_dir)
         lock = take_profile_lock(profile_dir)  # before the journal: one owner per profile
         try:
             wallet = await cls._open_locked(profile, profile_dir, venue_url=venue_url,
                                             vault=vault, clock_ms=clock_ms, rails=rails,
-                                            offline=offline)
+                                            offline=offline, one_shot=one_shot)
         except BaseException:
             lock.release()
             raise
@@ -161,7 +180,7 @@ class Wallet:
     async def _open_locked(cls, profile: str, profile_dir: Path, *, venue_url: str,
                            vault: Vault, clock_ms: Callable[[], int],
                            rails: Mapping[str, SettlementRail] | None,
-                           offline: bool = False) -> Wallet:
+                           offline: bool = False, one_shot: bool = False) -> Wallet:
         journal = Journal(profile_dir / "journal.sqlite3", clock=clock_ms)
         known = {row.did for row in journal.identities()}
         try:
@@ -202,8 +221,12 @@ class Wallet:
         if evm is not None:
             all_rails["evm-htlc"] = open_evm_rail(vault, profile_dir, evm, clock_ms)
             owned.append(all_rails["evm-htlc"])
+        refused = {rail_id: one_shot_refusal(rail_id) for rail_id, rail in all_rails.items()
+                   if one_shot and getattr(rail, "process_local", False)}
         wallet = cls(profile=profile, venue_url=venue_url, vault=vault, journal=journal,
-                     identity=identity, client=client, rails=all_rails, clock_ms=clock_ms)
+                     identity=identity, client=client, clock_ms=clock_ms,
+                     rails={k: v for k, v in all_rails.items() if k not in refused},
+                     refused_rails=refused)
         wallet._owned_rails = owned
         wallet.first_run = not had_seed
         try:

@@ -47,6 +47,9 @@ class MemoryRail:
     """
 
     moves_value: bool = False
+    # Its locks live in this process only: a process that ends with one call (the CLI without
+    # a daemon) could never claim, refund or verify a lock it made.
+    process_local: bool = True
 
     def __init__(self, id: str = "memory", clock: Clock = wall_clock_ms) -> None:
         if not isinstance(id, str) or id not in RAIL_REGISTRY:

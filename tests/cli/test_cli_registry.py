@@ -115,7 +115,7 @@ async def test_gate_without_confirmation_and_answers_equal_the_engines(venue, ho
         code, cli_answers[name], err = await run("alice", name, *args, "--json")
         assert code == 0, err
     wallet = await Wallet.open("alice", venue_url=venue.url, data_dir=home,
-                               vault=vault_of(home, "alice"), follow=False)
+                               vault=vault_of(home, "alice"), follow=False, one_shot=True)
     try:
         for name, params in [("status", {"deal": deal[:12]}), ("deals", {}), ("identity", {}),
                              ("rails", {})]:

@@ -40,7 +40,7 @@ def test_permission_denied_and_what_was_being_done():
 
 
 def test_errors_without_a_path_or_errno_still_read_as_words():
-    assert os_error_sentence(TimeoutError()) == "it timed out"
+    assert os_error_sentence(TimeoutError()) == "the operation timed out"
     assert os_error_sentence(ConnectionRefusedError(errno.ECONNREFUSED, "Connection refused")
                              ) == "connection refused"
     assert os_error_sentence(OSError(errno.ENOSPC, "No space left on device"),

@@ -184,8 +184,10 @@ async def test_the_registry_drives_the_referee_console(pair: Pair, tmp_path):
     assert case["offer_id"] == offer_id and case["what"] == "the secret"
     unconfirmed = await execute(carol, "release", {"offer": offer_id[:14]})
     assert unconfirmed["performed"] is False and unconfirmed["gate"]["allowed"]
-    with pytest.raises(CommandError, match="type"):
+    with pytest.raises(CommandError, match="the code does not match: type the first 4 hex") \
+            as wrong:
         await execute(carol, "release", {"offer": offer_id, "confirm": "zzzz"})
+    assert wrong.value.kind == "usage" and wrong.value.data["wrong_code"] is True
     done = await execute(carol, "release", {"offer": offer_id,
                                             "confirm": deal_b.state.contract[2:6]})
     assert done["performed"] and done["decision"] == "released"
