@@ -763,10 +763,12 @@ class TclkApp(App[None]):
 
     def _focus_pane(self, name: str) -> None:
         pane = PANE_BY_ID.get(name)
-        # Focus is a convenience; a pane without its target widget is harmless.
+        # Focus is a convenience; a pane without its target widget is harmless. It moves at
+        # once (Widget.focus waits for the next message), so the next key of a burst such as
+        # "3b" already reaches the pane it switched to.
         with contextlib.suppress(NoMatches):
             if pane is not None:
-                self.query_one(pane.focus).focus()
+                self.screen.set_focus(self.query_one(pane.focus))
 
     def _theme_changed(self, theme: Theme) -> None:
         self.say(f"Theme: {clean(theme.name, max_len=40)}")

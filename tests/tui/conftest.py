@@ -36,6 +36,24 @@ async def wait_for(pilot: Pilot, predicate: Callable[[], object], *, attempts: i
     raise AssertionError(f"timed out waiting for {what}")
 
 
+def dialog_open(app: App, kind: type) -> bool:
+    """A dialog as a person meets it: the active screen, mounted, the focus inside it. A pushed
+    screen is `app.screen` before its fields exist; keys or queries sent then find none."""
+    return isinstance(app.screen, kind) and app.screen.focused is not None
+
+
+def gate_open(app: App) -> bool:
+    """The gate open with the focus where typing goes: the code field when it asks for one,
+    else Back out."""
+    from tclk_tui.tui.gate_screen import GateScreen
+
+    screen = app.screen
+    if not dialog_open(app, GateScreen):
+        return False
+    wanted = "gate-cancel" if screen.request.confirm_code is None else "gate-code"
+    return screen.focused.id == wanted
+
+
 async def wait_for_timer(pilot: Pilot, predicate: Callable[[], object], *,
                          timeout_s: float = 5.0, what: str = "condition") -> None:
     """Like `wait_for`, for conditions a timer brings about: the app's clock has to move, so

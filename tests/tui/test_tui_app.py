@@ -10,7 +10,7 @@ from tclk_tui.tui.gate_screen import GateScreen
 from tclk_tui.tui.header_bar import HeaderBar
 from tclk_tui.tui.help_screen import HelpScreen
 from tclk_tui.tui.offer_table import OfferTable
-from tests.tui.conftest import screen_text, wait_for
+from tests.tui.conftest import gate_open, screen_text, wait_for
 from tests.tui.contract_wallet import make_offer
 
 
@@ -181,7 +181,11 @@ async def test_every_pane_fits_80x24(wallet, clock, pane):
     app = TclkApp(wallet, clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         app.action_show_pane(pane)
-        await pilot.pause()
+        # Focusing the pane changes the bindings, so the footer recomposes a frame later: read
+        # the screen once it has drawn again, not at the first idle moment (a loaded machine
+        # reaches one while the footer is still empty).
+        await wait_for(pilot, lambda: "palette" in screen_text(app).rsplit("\n", 1)[-1],
+                       what="the footer to draw its keys")
         lines = screen_text(app).splitlines()
         assert len(lines) == 24
         assert "tclk default" in lines[0]
@@ -196,7 +200,7 @@ async def test_works_without_a_mouse(wallet, clock):
         await pilot.press("2")
         await wait_for(pilot, lambda: app.deal_room.view is not None)
         await pilot.press("r")
-        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "GateScreen")
+        await wait_for(pilot, lambda: gate_open(app), what="the reveal gate")
         await pilot.press(*"abcd", "enter")
         await wait_for(pilot, lambda: app.deal_room.view.status == "claimed")
 

@@ -11,7 +11,7 @@ from tclk_tui.tui.deal_room import DealRoomPane, timeline_text
 from tclk_tui.tui.gate_screen import GateScreen
 from tclk_tui.tui.note_screen import HeartbeatScreen, ReceiptScreen
 from tclk_tui.tui.transcript_table import TranscriptTable
-from tests.tui.conftest import screen_text, wait_for
+from tests.tui.conftest import gate_open, screen_text, wait_for
 from tests.tui.contract_wallet import (
     ME,
     NOW_MS,
@@ -135,7 +135,7 @@ async def test_reveal_needs_the_typed_code_then_calls_confirm(wallet, clock):
         app.action_show_pane("deals")
         await wait_for(pilot, lambda: app.deal_room.view is not None)
         await pilot.press("r")
-        await wait_for(pilot, lambda: isinstance(app.screen, GateScreen))
+        await wait_for(pilot, lambda: gate_open(app), what="the gate")
         gate = app.screen
         assert gate.request.action == "reveal"
         assert app.screen.query_one("#gate-confirm").disabled
@@ -160,7 +160,7 @@ async def test_refusal_is_shown_and_the_modal_stays(wallet, clock):
         session = wallet.deal("0x" + "d1" * 32)
         session.refuse_with = "the lock has not been verified on the rail [b]x[/b]"
         await pilot.press("r")
-        await wait_for(pilot, lambda: isinstance(app.screen, GateScreen))
+        await wait_for(pilot, lambda: gate_open(app), what="the gate")
         await pilot.press(*"abcd", "enter")
         await wait_for(pilot, lambda: app.screen.refusal is not None)
         assert isinstance(app.screen, GateScreen)
@@ -178,7 +178,7 @@ async def test_late_reveal_needs_the_acknowledgement(wallet, clock):
         session = wallet.deal("0x" + "d1" * 32)
         session.next_request = gate_request("reveal", late=True)
         await pilot.press("r")
-        await wait_for(pilot, lambda: isinstance(app.screen, GateScreen))
+        await wait_for(pilot, lambda: gate_open(app), what="the gate")
         await pilot.press(*"abcd")
         await pilot.pause()
         assert app.screen.query_one("#gate-confirm").disabled
@@ -199,7 +199,7 @@ async def test_lock_passes_the_deal_rail(wallet, clock):
         app.action_show_pane("deals")
         await wait_for(pilot, lambda: app.deal_room.view is not None)
         await pilot.press("l")
-        await wait_for(pilot, lambda: isinstance(app.screen, GateScreen))
+        await wait_for(pilot, lambda: gate_open(app), what="the gate")
         assert ("request_lock", "memory") in wallet.calls
         assert app.screen.request.confirm_code is None
         assert app.focused.id == "gate-cancel"  # Enter alone never confirms by accident
@@ -309,8 +309,7 @@ async def test_the_app_gate_follows_the_engine_and_confirms_its_newest_answer(wa
         app.action_show_pane("deals")
         await wait_for(pilot, lambda: app.deal_room.view is not None)
         await pilot.press("r")
-        await wait_for(pilot, lambda: isinstance(app.screen, GateScreen)
-                       and app.screen.query("#gate-code"))
+        await wait_for(pilot, lambda: gate_open(app), what="the gate")
         gate = app.screen
         await pilot.press(*"abcd")
         assert not gate.request.late

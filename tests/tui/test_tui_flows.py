@@ -18,13 +18,12 @@ from tclk_tui.tui.app import TclkApp
 from tclk_tui.tui.arb_verify import VerifyForm
 from tclk_tui.tui.arb_vote import VoteForm
 from tclk_tui.tui.arbitration_pane import ArbitrationPane
-from tclk_tui.tui.gate_screen import GateScreen
 from tclk_tui.tui.header_bar import HeaderBar
 from tclk_tui.tui.offer_form import OfferFormScreen
 from tclk_tui.tui.offer_table import OfferTable
 from tclk_tui.tui.secret_screen import SecretScreen
 from tclk_tui.tui.vault_pane import VaultPane
-from tests.tui.conftest import screen_text
+from tests.tui.conftest import dialog_open, gate_open, screen_text
 
 SIZE = (120, 40)
 TIMEOUT_S = 20.0
@@ -68,7 +67,7 @@ async def test_board_accept_and_reveal_through_the_app(demo):
         app.query_one(OfferTable).move_to(target.offer_id)
         app.query_one(OfferTable).focus()
         await pilot.press("a")
-        await settle(pilot, lambda: isinstance(app.screen, AcceptScreen), "accept form")
+        await settle(pilot, lambda: dialog_open(app, AcceptScreen), "accept form")
         await pilot.click("#accept-ok")
         await settle(pilot, lambda: app.active_pane == "deals", "the deal room")
         deal_id = target.offer_id
@@ -80,7 +79,7 @@ async def test_board_accept_and_reveal_through_the_app(demo):
         await settle(pilot, lambda: "reveal" in app.deal_room.view.actions, "reveal binding")
         app.deal_room.query_one("#transcript").focus()
         await pilot.press("r")
-        await settle(pilot, lambda: isinstance(app.screen, GateScreen), "the reveal gate")
+        await settle(pilot, lambda: gate_open(app), "the reveal gate")
         gate = app.screen
         assert gate.request.action == "reveal" and gate.request.confirm_code
         await pilot.press(*app.deal_room.view.contract[2:6])
@@ -89,7 +88,7 @@ async def test_board_accept_and_reveal_through_the_app(demo):
         await pilot.press("enter")
         await settle(pilot, lambda: app.deal_room.view.status == "claimed", "claimed")
         assert all(record.verified for record in app.deal_room.view.records)
-        assert "CLAIMED" in screen_text(app)
+        await settle(pilot, lambda: "CLAIMED" in screen_text(app), "the room redrawn")
 
 
 async def test_offer_form_validates_with_the_engine_and_posts(demo):
@@ -97,7 +96,7 @@ async def test_offer_form_validates_with_the_engine_and_posts(demo):
     app = TclkApp(wallet)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("n")
-        await settle(pilot, lambda: isinstance(app.screen, OfferFormScreen), "offer form")
+        await settle(pilot, lambda: dialog_open(app, OfferFormScreen), "offer form")
         form = app.screen
         form.query_one("#field-amount", Input).value = "0"
         await settle(pilot, lambda: form.query_one("#problem-amount").display, "a problem")
@@ -128,7 +127,7 @@ async def test_vault_backup_is_shown_once(demo):
         await settle(pilot, lambda: app.query_one(VaultPane).status is not None, "vault")
         assert app.query_one(VaultPane).status.healthy
         await pilot.press("b")
-        await settle(pilot, lambda: isinstance(app.screen, GateScreen), "backup gate")
+        await settle(pilot, lambda: gate_open(app), "backup gate")
         await pilot.press(*app.screen.request.confirm_code)
         await pilot.click("#gate-confirm")
         await settle(pilot, lambda: isinstance(app.screen, SecretScreen), "the seed")

@@ -11,10 +11,9 @@ from textual.widgets import Button
 from tclk_tui.protocol.naming import deal_room
 from tclk_tui.rehearsal.runner import start_venue
 from tclk_tui.tui.app import TclkApp
-from tclk_tui.tui.gate_screen import GateScreen
 from tclk_tui.tui.offer_form import OfferFormScreen
 from tests.engine.helpers import draft, open_wallet, post_as
-from tests.tui.conftest import screen_text
+from tests.tui.conftest import dialog_open, gate_open, screen_text
 from tests.tui.test_tui_flows import SIZE, fill_offer_form, settle
 
 
@@ -23,7 +22,7 @@ async def test_a_full_deal_as_payer_against_the_demo_agent(demo):
     app = TclkApp(wallet)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("n")
-        await settle(pilot, lambda: isinstance(app.screen, OfferFormScreen), "offer form")
+        await settle(pilot, lambda: dialog_open(app, OfferFormScreen), "offer form")
         form = app.screen
         await fill_offer_form(pilot, form, amount="777")
         await pilot.press("ctrl+s")
@@ -33,15 +32,15 @@ async def test_a_full_deal_as_payer_against_the_demo_agent(demo):
         await settle(pilot, lambda: "lock" in app.deal_room.view.actions, "the agent's accept")
         app.deal_room.query_one("#transcript").focus()
         await pilot.press("l")
-        await settle(pilot, lambda: isinstance(app.screen, GateScreen), "the lock gate")
+        await settle(pilot, lambda: gate_open(app), "the lock gate")
         gate = app.screen
         assert gate.request.action == "lock" and gate.request.allowed
         assert any("settles nothing" in f.detail for f in gate.request.facts)
         await pilot.press("y")
         # The agent verifies our lock on the rail and reveals; the fold says claimed.
         await settle(pilot, lambda: wallet.deal(deal_id).state.status == "claimed", "claimed")
-        await settle(pilot, lambda: app.deal_room.view.status == "claimed", "the room redrawn")
-        assert "CLAIMED" in screen_text(app)
+        await settle(pilot, lambda: app.deal_room.view.status == "claimed"
+                     and "CLAIMED" in screen_text(app), "the room redrawn")
 
 
 async def test_an_early_reveal_is_refused_and_the_app_says_why(tmp_path: Path):
@@ -70,7 +69,7 @@ async def test_an_early_reveal_is_refused_and_the_app_says_why(tmp_path: Path):
                              and "reveal" in app.deal_room.view.actions, "the reveal binding")
                 app.deal_room.query_one("#transcript").focus()
                 await pilot.press("r")
-                await settle(pilot, lambda: isinstance(app.screen, GateScreen), "the gate")
+                await settle(pilot, lambda: gate_open(app), "the gate")
                 gate = app.screen
                 assert not gate.request.allowed
                 assert any("not verified" in b for b in gate.request.blockers)
@@ -78,8 +77,8 @@ async def test_an_early_reveal_is_refused_and_the_app_says_why(tmp_path: Path):
                 await pilot.pause()
                 assert gate.query_one("#gate-confirm", Button).disabled
                 await pilot.press("enter")
-                await pilot.pause()
-                assert "The engine will refuse this now" in screen_text(app)
+                await settle(pilot, lambda: "The engine will refuse this now" in screen_text(app),
+                             "the refusal shown")
                 assert bob.deal(offer_id).state.status == "locked"
             room = (await bob.client.export(deal_room(contract))).transcript
             assert not any('"reveal"' in r.line for r in room)

@@ -8,7 +8,7 @@ from tclk_tui.tui.accept_screen import AcceptScreen
 from tclk_tui.tui.app import TclkApp
 from tclk_tui.tui.offer_form import OfferFormScreen
 from tclk_tui.tui.restore_screen import RestoreScreen
-from tests.tui.conftest import screen_text, wait_for, wait_for_timer
+from tests.tui.conftest import dialog_open, screen_text, wait_for, wait_for_timer
 from tests.tui.contract_wallet import (
     Clock,
     ContractBoard,
@@ -175,7 +175,7 @@ async def test_new_offer_from_the_board_opens_the_deal(wallet, clock):
     app = TclkApp(wallet, clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("n")
-        await wait_for(pilot, lambda: isinstance(app.screen, OfferFormScreen))
+        await wait_for(pilot, lambda: dialog_open(app, OfferFormScreen), what="the offer form")
         screen = app.screen
         screen.query_one("#field-amount", Input).value = "77"
         screen.query_one("#field-asset", Input).value = "FLOP"

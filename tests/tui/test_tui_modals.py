@@ -16,7 +16,7 @@ from tclk_tui.tui.offer_form import OfferFormScreen
 from tclk_tui.tui.rejected_screen import RejectedScreen
 from tclk_tui.tui.restore_screen import RestoreScreen
 from tclk_tui.tui.secret_screen import SecretScreen
-from tests.tui.conftest import screen_text, wait_for
+from tests.tui.conftest import gate_open, screen_text, wait_for
 
 Open = Callable[[TclkApp, Pilot], Awaitable[None]]
 
@@ -45,7 +45,7 @@ async def _secret(app: TclkApp, pilot: Pilot) -> None:
     await pilot.press("3")
     await wait_for(pilot, lambda: app.active_pane == "vault")
     await pilot.press("b")
-    await wait_for(pilot, lambda: isinstance(app.screen, GateScreen))
+    await wait_for(pilot, lambda: gate_open(app), what="the gate")
     await pilot.press(*"backup", "enter")
 
 

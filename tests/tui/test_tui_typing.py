@@ -11,7 +11,7 @@ from textual.widgets import Input
 
 from tclk_tui.tui.app import TclkApp
 from tclk_tui.tui.offer_form import OfferFormScreen
-from tests.tui.conftest import wait_for
+from tests.tui.conftest import dialog_open, wait_for
 
 
 def burst(app: TclkApp, keys: list[str]) -> None:
@@ -28,7 +28,7 @@ async def test_a_burst_with_tab_fills_asset_then_rails(wallet, clock):
     app = TclkApp(wallet, clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("n")
-        await wait_for(pilot, lambda: isinstance(app.screen, OfferFormScreen))
+        await wait_for(pilot, lambda: dialog_open(app, OfferFormScreen), what="the offer form")
         form = app.screen
         form.query_one("#field-asset", Input).focus()
         await pilot.pause()
@@ -75,3 +75,16 @@ async def test_a_confirm_key_typed_before_the_dialog_opened_is_dropped(wallet, c
         assert not [call for call in wallet.calls if call[0] == "accept_offer"]
         await pilot.press("y")  # typed after it opened (no reaction time in pilots): accepts
         await wait_for(pilot, lambda: [call for call in wallet.calls if call[0] == "accept_offer"])
+
+
+async def test_a_pane_key_and_that_panes_own_key_in_one_burst(wallet, clock):
+    """Typing "3b" at once opens the seed backup: the pane takes focus before the next key."""
+    from tclk_tui.tui.gate_screen import GateScreen
+
+    app = TclkApp(wallet, clock_ms=clock)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert app.focused is not None and app.focused.id == "offer-table"
+        burst(app, ["3", "b"])
+        await wait_for(pilot, lambda: isinstance(app.screen, GateScreen), what="the gate")
+        assert app.screen.request.action == "seed-backup"

@@ -1,13 +1,12 @@
-from textual.widgets import DataTable
+from textual.widgets import Button, DataTable
 
 from tclk_tui.engine.views import VaultStatus
 from tclk_tui.tui.app import TclkApp
-from tclk_tui.tui.gate_screen import GateScreen
 from tclk_tui.tui.restore_screen import RestoreScreen
 from tclk_tui.tui.secret_screen import SecretScreen
 from tclk_tui.tui.vault_pane import VaultPane
 from tclk_tui.vault.backup import parse_backup
-from tests.tui.conftest import screen_text, wait_for
+from tests.tui.conftest import gate_open, screen_text, wait_for
 from tests.tui.contract_wallet import SECRET_VALUE, SEED_TEXT
 
 PREFIX, _, BODY = SEED_TEXT.partition(" ")
@@ -45,15 +44,20 @@ async def test_seed_backup_is_shown_once_behind_a_confirm(wallet, clock):
     async with app.run_test(size=(80, 24)) as pilot:
         await open_vault(app, pilot)
         await pilot.press("b")
-        await wait_for(pilot, lambda: isinstance(app.screen, GateScreen))
+        # A pushed screen is app.screen before it has drawn: wait for its text and focus.
+        await wait_for(pilot, lambda: gate_open(app)
+                       and "Type backup to confirm" in screen_text(app), what="the gate")
         assert SEED_TEXT not in screen_text(app)
-        assert "Type backup to confirm" in screen_text(app)
         assert wallet.calls == []
         await pilot.press(*"backup")
+        # Confirm lights up once the typed word has reached the gate; a person clicks then.
+        await wait_for(pilot, lambda: not app.screen.query_one("#gate-confirm", Button).disabled,
+                       what="Confirm to enable")
         await pilot.click("#gate-confirm")
-        await wait_for(pilot, lambda: isinstance(app.screen, SecretScreen))
+        await wait_for(pilot, lambda: isinstance(app.screen, SecretScreen)
+                       and all(group in screen_text(app) for group in GROUPS),
+                       what="the seed words")
         assert ("confirm_seed_backup", "seed-backup") in wallet.calls
-        assert all(group in screen_text(app) for group in GROUPS)
         assert "<redacted>" in repr(app.screen) and SEED_TEXT not in repr(app.screen)
         app.copy_to_clipboard(SEED_TEXT)
         await pilot.press("ctrl+c")
@@ -69,7 +73,7 @@ async def test_secret_reveal_needs_the_typed_code(wallet, clock):
         await open_vault(app, pilot)
         app.query_one("#vault-secrets", DataTable).focus()
         await pilot.press("v")
-        await wait_for(pilot, lambda: isinstance(app.screen, GateScreen))
+        await wait_for(pilot, lambda: gate_open(app), what="the gate")
         assert app.screen.request.action == "secret-reveal"
         await pilot.press(*"abcd", "enter")
         await wait_for(pilot, lambda: isinstance(app.screen, SecretScreen))
@@ -85,7 +89,7 @@ async def test_revealing_the_master_entry_goes_through_the_seed_backup(wallet, c
         table = app.query_one("#vault-secrets", DataTable)
         table.focus()
         await pilot.press("down", "v")
-        await wait_for(pilot, lambda: isinstance(app.screen, GateScreen))
+        await wait_for(pilot, lambda: gate_open(app), what="the gate")
         assert app.screen.request.action == "seed-backup"
 
 
@@ -115,7 +119,7 @@ async def test_seed_backup_wraps_between_groups_at_80x24(wallet, clock):
     async with app.run_test(size=(80, 24)) as pilot:
         await open_vault(app, pilot)
         await pilot.press("b")
-        await wait_for(pilot, lambda: isinstance(app.screen, GateScreen))
+        await wait_for(pilot, lambda: gate_open(app), what="the gate")
         await pilot.press(*"backup", "enter")
         await wait_for(pilot, lambda: isinstance(app.screen, SecretScreen))
         await pilot.pause()
