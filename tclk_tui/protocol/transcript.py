@@ -22,6 +22,7 @@ import json
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from dataclasses import fields as dataclass_fields
 from functools import lru_cache
 from typing import Any, Final, Literal
 
@@ -381,6 +382,31 @@ class FoldStep(ReadMapping):
     reason: str | None = None
 
 
+# A fold makes one FoldStep per record: its slots are filled directly, which costs half the
+# frozen dataclass `__init__` (six `object.__setattr__` calls by name). FoldStep has no
+# `__post_init__`; the assert keeps the setters in step with its fields.
+_STEP_FIELDS: Final = ("index", "room", "seq", "type", "ok", "reason")
+assert tuple(f.name for f in dataclass_fields(FoldStep)) == _STEP_FIELDS
+_new_object: Final = object.__new__
+_SET_INDEX, _SET_ROOM, _SET_SEQ, _SET_TYPE, _SET_OK, _SET_REASON = (
+    FoldStep.__dict__[name].__set__ for name in _STEP_FIELDS
+)
+
+
+def _fold_step(
+    index: int, room: str, seq: int, kind: str | None, ok: bool, reason: str | None
+) -> FoldStep:
+    """`FoldStep(index, room, seq, kind, ok, reason)`, equal to it in every way."""
+    step = _new_object(FoldStep)
+    _SET_INDEX(step, index)
+    _SET_ROOM(step, room)
+    _SET_SEQ(step, seq)
+    _SET_TYPE(step, kind)
+    _SET_OK(step, ok)
+    _SET_REASON(step, reason)
+    return step
+
+
 @dataclass(frozen=True, slots=True)
 class Fold(ReadMapping):
     """The state the records establish (None if no offer opened a contract) and every step."""
@@ -472,7 +498,7 @@ def fold_transcript(records: Iterable[object], room_binding: str = "strict") -> 
         except Exception as exc:  # fail closed: a hostile record is a failed step, never a crash
             failure = type(exc).__name__
             kind, ok, reason = None, False, f"tclk: record could not be folded ({failure})"
-        steps.append(FoldStep(index, room, seq, kind, ok, reason))
+        steps.append(_fold_step(index, room, seq, kind, ok, reason))
     return Fold(state, tuple(steps))
 
 

@@ -549,6 +549,10 @@ def test_fold_vector_rebuilds_the_lines_and_verifies_the_signatures() -> None:
     )
     assert fold.state.secret == PREIMAGE
     assert fold["steps"][2]["type"] == "lock"
+    rebuilt = FoldStep(3, DEAL, 2, "reveal", True, None)
+    assert (repr(fold.steps[3]), hash(fold.steps[3])) == (repr(rebuilt), hash(rebuilt))
+    with pytest.raises(AttributeError):
+        fold.steps[3].ok = False  # type: ignore[misc]
 
 
 def test_fold_of_nothing_opens_nothing() -> None:
