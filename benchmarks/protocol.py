@@ -146,8 +146,15 @@ def _cpu_seconds(work: Callable[[], object]) -> float:
     return time.process_time() - start
 
 
-def bench_fold_and_raw(records: int = 10_000, rounds: int = 3) -> tuple[float, float, str]:
-    """(records folded/s, raw libsodium Ed25519 verifies/s, final status), best of `rounds`.
+def bench_fold_and_raw(
+    records: int = 10_000, rounds: int = 3
+) -> tuple[float, float, float, str]:
+    """(records folded/s, raw Ed25519 verifies/s through PyNaCl's `crypto_sign_open`, the same
+    through libsodium's own function with one reused buffer, final status), best of `rounds`.
+
+    The fold calls libsodium's function directly (one buffer per fold), so the second raw
+    figure is the strict ceiling; the first is the one the issue's target was first stated
+    against, kept so figures stay comparable.
 
     The fold verifies, decodes, validates and applies every record of a signed synthetic
     transcript, as an auditor would; the raw figure verifies the same signed messages with
@@ -155,6 +162,7 @@ def bench_fold_and_raw(records: int = 10_000, rounds: int = 3) -> tuple[float, f
     CPU seconds of this process (pinned to one core), alternately, so a machine whose other
     users come and go weighs both alike; the best round of each is kept.
     """
+    from nacl._sodium import ffi, lib
     from nacl.bindings import crypto_sign_open
 
     from tclk_tui.protocol.didkey import public_key_from_did_key
@@ -169,16 +177,25 @@ def bench_fold_and_raw(records: int = 10_000, rounds: int = 3) -> tuple[float, f
         for signed, key in raw_work:
             crypto_sign_open(signed, key)
 
+    out, out_len = ffi.new("unsigned char[]", 16_384), ffi.new("unsigned long long *")
+
+    def bare() -> None:
+        for signed, key in raw_work:
+            if lib.crypto_sign_open(out, out_len, signed, len(signed), key) != 0:
+                raise SystemExit("a synthetic record did not verify")
+
     fold = fold_transcript(transcript)
     failed = [step for step in fold.steps if not step.ok]
     if failed:
         raise SystemExit(f"synthetic transcript did not fold cleanly: {failed[0]}")
     status = fold.state.status if fold.state is not None else "none"
-    raw_best = fold_best = float("inf")
+    raw_best = bare_best = fold_best = float("inf")
     for _ in range(rounds):
         raw_best = min(raw_best, _cpu_seconds(raw))
+        bare_best = min(bare_best, _cpu_seconds(bare))
         fold_best = min(fold_best, _cpu_seconds(lambda: fold_transcript(transcript)))
-    return len(transcript) / fold_best, len(raw_work) / raw_best, status
+    count = len(raw_work)
+    return len(transcript) / fold_best, count / raw_best, count / bare_best, status
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -191,10 +208,12 @@ def main(argv: list[str] | None = None) -> None:
     pin_to_one_core()
     print(f"frames encoded/s:            {bench_encode(args.seconds):>12,.0f}")
     print(f"frames decoded+validated/s:  {bench_decode(args.seconds):>12,.0f}")
-    per_second, raw, status = bench_fold_and_raw(args.records, args.rounds)
+    per_second, raw, bare, status = bench_fold_and_raw(args.records, args.rounds)
     print(f"transcript records folded/s: {per_second:>12,.0f}  ({args.records} records, {status})")
-    print(f"raw Ed25519 verifies/s:      {raw:>12,.0f}  (libsodium, same messages)")
+    print(f"raw Ed25519 verifies/s:      {raw:>12,.0f}  (PyNaCl crypto_sign_open, same messages)")
+    print(f"bare Ed25519 verifies/s:     {bare:>12,.0f}  (libsodium's own call, one buffer)")
     print(f"fold / raw verify:           {per_second / raw:>12.2f}  (target >= 0.90)")
+    print(f"fold / bare verify:          {per_second / bare:>12.2f}  (the strict ceiling)")
 
 
 if __name__ == "__main__":
