@@ -25,7 +25,7 @@ from playwright.sync_api import sync_playwright
 from tests.serve.browser import KEEP_TERMINAL, PAINT_TIMEOUT_S, Page, chromium
 from tests.serve.conftest import serving
 
-BOARD = r"\d+ shown of \d+ offers"
+BOARD = r"\d+ shown of \d+ offers?\b"
 
 
 def _p95(samples: list[float]) -> float:

@@ -112,7 +112,7 @@ def test_a_real_profile_served_asks_its_passphrase_once_and_accepts_a_deal(tmp_p
             raw.add_init_script(KEEP_TERMINAL)
             raw.goto(f"http://127.0.0.1:{port}/")
             page = Page(raw)
-            board = page.wait_for(r"1 shown of 1 offers", PAINT_TIMEOUT_S)
+            board = page.wait_for(r"1 shown of 1 offer\b", PAINT_TIMEOUT_S)
             assert re.search(r"4321 FLOP\s+hash\s+paper", board), board
 
             # The served app got the passphrase through its environment, never its argv.
@@ -127,7 +127,7 @@ def test_a_real_profile_served_asks_its_passphrase_once_and_accepts_a_deal(tmp_p
             second = context.new_page()
             second.add_init_script(KEEP_TERMINAL)
             second.goto(f"http://127.0.0.1:{port}/")
-            Page(second).wait_for(r"1 shown of 1 offers", PAINT_TIMEOUT_S)
+            Page(second).wait_for(r"1 shown of 1 offer\b", PAINT_TIMEOUT_S)
             second.close()
 
             raw.focus(".xterm-helper-textarea")
