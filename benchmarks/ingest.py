@@ -35,13 +35,12 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
+from engine import signed_offers  # benchmarks/engine.py, beside this script
+
 from tclk_tui.engine.board import OffersBoard
 from tclk_tui.engine.evidence import Evidence
 from tclk_tui.engine.room_sync import RoomSync
 from tclk_tui.engine.wallet import Wallet
-from tclk_tui.protocol.adaptor import get_public_key
-from tclk_tui.protocol.builders import make_offer
-from tclk_tui.protocol.codec import encode_frame
 from tclk_tui.protocol.naming import OFFER_ROOM
 from tclk_tui.rails.memory import MemoryRail
 from tclk_tui.rehearsal.config import MIB, VenueConfig
@@ -50,7 +49,6 @@ from tclk_tui.rehearsal.runner import start_venue
 from tclk_tui.store.journal import Journal
 from tclk_tui.technocore import client as client_module
 from tclk_tui.technocore.client import VenueClient
-from tclk_tui.technocore.identity import Identity
 from tclk_tui.vault.file_backend import FileVaultBackend
 from tclk_tui.vault.file_format import KdfParams
 from tclk_tui.vault.seed import Vault
@@ -66,34 +64,12 @@ NOW_S = 1_800_000_000.0
 
 
 def ring_records(count: int, signers: int = 100) -> list[dict[str, Any]]:
-    """`count` distinct offers from `signers` identities as the venue stores them (seq, ts,
-    from, text, nonce, sig); every fifth a point lock with its maker's payment key."""
-    identities = [Identity.generate() for _ in range(signers)]
-    payment_keys = [get_public_key("0x" + f"{i + 1:064x}") for i in range(signers)]
-    now_ms = int(NOW_S * 1000)
-    assets = ("FLOP", "USDC", "SATS", "EURC")
-    rails = (["paper"], ["memory"], ["memory", "paper"])
-    records = []
-    for index in range(count):
-        who = index % signers
-        identity = identities[who]
-        point = index % 5 == 0
-        offer = make_offer(
-            from_=identity.did, role="payee" if index % 3 == 0 else "payer",
-            amount=str(1000 + index * 7), asset=assets[index % len(assets)],
-            lock="point" if point else "hash", rails=rails[index % len(rails)],
-            claim_by_ms=now_ms + 3_600_000, refund_after_ms=now_ms + 7_200_000,
-            expires_ms=now_ms + 600_000 + index, nonce=f"{index:016x}",
-            payment_key=payment_keys[who] if point else None,
-        )
-        line = encode_frame(offer)
-        nonce = now_ms + index
-        records.append({
-            "seq": index + 1, "ts": format_ts(NOW_S - 10 + index / 10_000),
-            "from": identity.did, "text": line, "nonce": nonce,
-            "sig": identity.sign(OFFER_ROOM, nonce, line),
-        })
-    return records
+    """`count` distinct signed offers (`benchmarks/engine.py`'s `signed_offers`) as the venue
+    stores them: seq, ts, from, text, nonce, sig."""
+    return [{"seq": record.seq, "ts": format_ts(record.timestamp_ms / 1000),
+             "from": record.sender, "text": record.line, "nonce": int(record.nonce),
+             "sig": record.signature}
+            for record in signed_offers(count, signers)]
 
 
 class Clocks:
