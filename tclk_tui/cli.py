@@ -384,7 +384,6 @@ def _serve_passphrase_env(args: argparse.Namespace) -> str | None:
     """Open the profile's vault once here, on the operator's terminal, so a wrong passphrase or
     a missing vault is said before anything listens; a passphrase typed now reaches each served
     app through the environment (never its command line), under the name returned."""
-    from tclk_tui.tui.serve import PASSPHRASE_VAR
     from tclk_tui.vault.chooser import open_vault
 
     if args.passphrase_env:

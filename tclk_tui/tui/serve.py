@@ -49,8 +49,6 @@ TITLE = "tclk-tui"
 STOP_TIMEOUT_S = 20.0
 # How long a closing socket waits for the page's answer (a live browser answers at once).
 CLOSE_TIMEOUT_S = 3.0
-# The environment variable a passphrase typed at `serve` reaches the served apps through.
-PASSPHRASE_VAR = "TCLK_SERVE_PASSPHRASE"  # noqa: S105 (a variable's name)
 # The largest terminal a page may ask for, in cells either way.
 MAX_CELLS = 500
 

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import httpx
 
+from tclk_tui.cli import PASSPHRASE_VAR
 from tclk_tui.tui.deliberate import DeliberateKeys
-from tclk_tui.tui.serve import PASSPHRASE_VAR
 from tclk_tui.vault.file_backend import FileVaultBackend
 from tclk_tui.vault.file_format import KdfParams
 from tclk_tui.vault.seed import Vault
