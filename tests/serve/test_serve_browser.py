@@ -38,8 +38,7 @@ def test_the_board_paints_and_a_deal_is_accepted_in_the_browser(tmp_path: Path,
         page.wait_for(r"Accept this offer\?")
         # A person reads the dialog before confirming; a `y` sooner is dropped as a stray key.
         page.read_for(DeliberateKeys.REACTION_S, r"Accept this offer\?")
-        raw.keyboard.press("y")
-        room = page.wait_for(r"accepted \d\d:\d\d me")
+        room = page.confirm("y", r"Accept this offer\?", r"accepted \d\d:\d\d me")
         assert re.search(r"ok\s+\d+\s+\S+\s+tclk-offers\s+me\s+accept with", room), room
         assert "Accept this offer?" not in room
         # The demo's agent answers the accepted deal by locking on paper.

@@ -134,8 +134,7 @@ def test_a_real_profile_served_asks_its_passphrase_once_and_accepts_a_deal(tmp_p
             raw.keyboard.press("a")
             page.wait_for(r"Accept this offer\?")
             page.read_for(DeliberateKeys.REACTION_S, r"Accept this offer\?")
-            raw.keyboard.press("y")
-            page.wait_for(r"accepted \d\d:\d\d me")
+            page.confirm("y", r"Accept this offer\?", r"accepted \d\d:\d\d me")
             context.close()
             assert terminal.stop() == 0
 
