@@ -10,21 +10,24 @@ reason beside the good ones; one bad record never hides the rest of a reply.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Container, Iterable, Iterator
+from collections.abc import Callable, Container, Iterable, Sequence
+from contextlib import closing
 from dataclasses import dataclass, field
 
 from tclk_tui.protocol.didkey import DID_RE
-from tclk_tui.protocol.jsondepth import too_deep
+from tclk_tui.protocol.jsondepth import MAX_JSON_DEPTH, too_deep
 from tclk_tui.protocol.transcript import (
+    TRANSCRIPT_ROOM_RE,
     TranscriptRecord,
     VerifyResult,
+    parse_timestamp_ms,
     transcript_record,
     verify_transcript_record,
 )
 from tclk_tui.technocore.errors import MalformedResponse
 from tclk_tui.technocore.identity import MAX_NONCE, MAX_TEXT_CHARS, is_name
 from tclk_tui.technocore.sweep import survives_sweep
-from tclk_tui.technocore.verify import StreamingVerifier
+from tclk_tui.technocore.verify import Opener, in_threads
 
 MAX_RAW_REPR = 200
 
@@ -146,6 +149,47 @@ def _checked(room: str, message: object) -> TranscriptRecord:
     return base
 
 
+def _fast_checked(room: str, message: object, senders: set[str]) -> TranscriptRecord | None:
+    """`_checked` for the record every venue writes, or None for any other (then `_checked`
+    itself decides, and gives the reason).
+
+    Each test here admits only what `_checked` admits, to the same record; `senders` holds
+    senders that passed already (a ring has few). The caller checked `room`."""
+    if type(message) is not dict:
+        return None
+    seq = message.get("seq")
+    stamp = message.get("ts")
+    sender = message.get("from")
+    text = message.get("text")
+    nonce = message.get("nonce")
+    signature = message.get("sig")
+    if not (
+        type(seq) is int and 0 <= seq <= MAX_SAFE_INT
+        and type(stamp) is str and type(sender) is str and type(text) is str
+        and 0 < len(text) <= MAX_TEXT_CHARS
+        and (signature is None or type(signature) is str)
+    ):
+        return None
+    if type(nonce) is int:
+        if not 0 <= nonce <= MAX_NONCE:
+            return None
+        nonce = str(nonce)
+    elif nonce is not None and type(nonce) is not str:
+        return None
+    if not ((text.isascii() and text.isprintable() and text[0] != " " and text[-1] != " ")
+            or survives_sweep(text)):
+        return None  # (printable ASCII is swept of nothing but its outer spaces)
+    if sender not in senders:
+        if not (is_name(sender) or DID_RE.fullmatch(sender)):
+            return None
+        senders.add(sender)
+    try:
+        timestamp_ms = parse_timestamp_ms(stamp)
+    except ValueError:
+        return None
+    return TranscriptRecord(room, seq, timestamp_ms, sender, nonce, signature, text)
+
+
 def _venue_record(room: str, message: dict, base: TranscriptRecord, generation: int | None,
                   verdict: VerifyResult | None) -> VenueRecord:
     """The record, given the verdict on its signature (None when it carries none)."""
@@ -198,64 +242,99 @@ def signature_key(record: TranscriptRecord) -> SignatureKey:
 _VERIFIED = VerifyResult(True, None)
 
 
-def _accept_in_order(
-    room: str,
-    messages: Iterable[object],
-    generation: int | None,
-    after: int | None,
-    verified_before: Container[SignatureKey] = (),
-    expected: int = 0,
-    while_verifying: Callable[[TranscriptRecord], object] | None = None,
-) -> tuple[list[VenueRecord], list[Malformed]]:
-    # Shape first, on this thread (and, for an export, each line's JSON as it comes), while
-    # the signatures of the records already checked are verified on a few threads when about
-    # `expected` records make a whole ring; then, in venue order, each verdict and the seq
-    # order. A record refused for any reason never moves `previous`, exactly as when each was
-    # parsed in turn.
-    seen: list[object] = []
-    checked: list[TranscriptRecord | RecordError] = []
-    with StreamingVerifier(expected) as verifier:
-        for message in messages:
-            seen.append(message)
+# What the per-record work makes of one item of a reply: the JSON value and the record (or why
+# it was refused); or, for an export line that is not JSON, that line's refusal.
+Outcome = tuple[object, VenueRecord | RecordError] | Malformed
+# Items per chunk handed to a thread: enough that a chunk costs far more than handing it over,
+# few enough that the last chunks keep both threads busy to the end.
+CHUNK = 128
+
+
+class _Checker:
+    """Every check of one reply's records, the signature's included: the work one thread does
+    for a chunk of them (several threads may run it at once)."""
+
+    def __init__(self, room: str, generation: int | None,
+                 verified_before: Container[SignatureKey],
+                 while_verifying: Callable[[TranscriptRecord], object] | None) -> None:
+        self.room = room
+        self.generation = generation
+        self.verified_before = verified_before
+        self.while_verifying = while_verifying
+        self.fast = isinstance(room, str) and TRANSCRIPT_ROOM_RE.fullmatch(room) is not None
+        self.senders: set[str] = set()  # shared: a race only checks a sender twice
+
+    def record(self, message: object, opener: Opener) -> VenueRecord | RecordError:
+        base = _fast_checked(self.room, message, self.senders) if self.fast else None
+        if base is None:
             try:
-                base = _checked(room, message)
+                base = _checked(self.room, message)
             except RecordError as exc:
-                checked.append(exc)
+                return exc
+        if self.while_verifying is not None:
+            self.while_verifying(base)
+        verdict: VerifyResult | None = None
+        if base.signature is not None:
+            known = signature_key(base) in self.verified_before
+            verdict = _VERIFIED if known else opener.verify(base)
+        assert isinstance(message, dict)
+        try:
+            return _venue_record(self.room, message, base, self.generation, verdict)
+        except RecordError as exc:
+            return exc
+
+    def messages(self, chunk: Sequence[object]) -> list[Outcome]:
+        opener = Opener()
+        return [(message, self.record(message, opener)) for message in chunk]
+
+    def lines(self, chunk: tuple[int, Sequence[bytes], Sequence[str] | None]) -> list[Outcome]:
+        """Export lines `start`.. (1-based): each line's JSON, then its record."""
+        start, lines, texts = chunk
+        opener = Opener()
+        outcomes: list[Outcome] = []
+        for offset, line in enumerate(lines):
+            if not line.strip():
                 continue
-            checked.append(base)
-            if base.signature is not None and signature_key(base) not in verified_before:
-                verifier.add(base)
-        if while_verifying is not None:
-            for outcome in checked:
-                if isinstance(outcome, TranscriptRecord):
-                    while_verifying(outcome)
-        fresh = iter(verifier.results())
+            message = _fast_loads(line, texts[offset]) if texts is not None else _SLOW
+            if message is _SLOW:
+                try:
+                    message = loads_strict(line)
+                except ValueError:
+                    outcomes.append(Malformed(_short(line.decode("utf-8", "replace")),
+                                              f"export line {start + offset} is not JSON"))
+                    continue
+            outcomes.append((message, self.record(message, opener)))
+        return outcomes
+
+
+def _accept_in_order(
+    chunks: Iterable[list[Outcome]], after: int | None, not_json: list[Malformed],
+) -> tuple[list[VenueRecord], list[Malformed]]:
+    # In venue order, each record's outcome and then the seq order: a record refused for any
+    # reason never moves `previous`, exactly as when each was parsed in turn. Lines that are
+    # not JSON go to `not_json`, in order.
     records: list[VenueRecord] = []
     malformed: list[Malformed] = []
     previous = after
-    for message, outcome in zip(seen, checked, strict=True):
-        try:
-            if isinstance(outcome, RecordError):
-                raise outcome
-            verdict: VerifyResult | None = None
-            if outcome.signature is not None:
-                known = signature_key(outcome) in verified_before
-                verdict = _VERIFIED if known else next(fresh)
-            assert isinstance(message, dict)
-            record = _venue_record(room, message, outcome, generation, verdict)
-        except RecordError as exc:
-            malformed.append(Malformed(_short(message), str(exc), _raw_seq(message)))
-            continue
-        if previous is not None and record.seq <= previous:
-            reason = (
-                f"record seq {record.seq} is not after the cursor {after}"
-                if previous == after
-                else f"record seq {record.seq} does not follow seq {previous}"
-            )
-            malformed.append(Malformed(_short(message), reason, record.seq))
-            continue
-        records.append(record)
-        previous = record.seq
+    for chunk in chunks:
+        for outcome in chunk:
+            if isinstance(outcome, Malformed):
+                not_json.append(outcome)
+                continue
+            message, record = outcome
+            if isinstance(record, RecordError):
+                malformed.append(Malformed(_short(message), str(record), _raw_seq(message)))
+                continue
+            if previous is not None and record.seq <= previous:
+                reason = (
+                    f"record seq {record.seq} is not after the cursor {after}"
+                    if previous == after
+                    else f"record seq {record.seq} does not follow seq {previous}"
+                )
+                malformed.append(Malformed(_short(message), reason, record.seq))
+                continue
+            records.append(record)
+            previous = record.seq
     return records, malformed
 
 
@@ -319,8 +398,10 @@ def parse_room_view(room: str, body: bytes | str, since: int | None) -> RoomView
         raise MalformedResponse(f"venue reply for /r/{room} has a non-boolean wait_held")
     if messages and first_seq is None:
         raise MalformedResponse(f"venue reply for /r/{room} has messages but no first_seq")
-    records, malformed = _accept_in_order(room, messages, generation, since,
-                                         expected=len(messages))
+    checker = _Checker(room, generation, (), None)
+    chunks = [messages[i:i + CHUNK] for i in range(0, len(messages), CHUNK)]
+    with closing(in_threads(checker.messages, chunks, len(messages))) as checked:
+        records, malformed = _accept_in_order(checked, since, [])
     top = max((seq for m in messages if (seq := _raw_seq(m)) is not None), default=None)
     if top is not None and top > last_seq:
         raise MalformedResponse(
@@ -396,6 +477,41 @@ class RoomExport:
         return [record for record in self.records if record.verified]
 
 
+def _decoded_lines(whole_lines: bytes) -> list[str] | None:
+    """Newline-ended lines as text, decoded in one pass; None when they are not all UTF-8
+    (then each line is read on its own, as `loads_strict` reads it).
+
+    A newline byte never occurs inside a UTF-8 sequence, so line `i` of the decoded body is
+    line `i` of the body decoded alone."""
+    try:
+        return whole_lines.decode("utf-8", "surrogatepass").split("\n")
+    except UnicodeDecodeError:
+        return None
+
+
+_SLOW = object()
+# The decoder's own scanner (what `decode` calls after skipping leading whitespace).
+_scan_once: Callable[[str, int], tuple[object, int]] = (
+    _STRICT_DECODER.scan_once)  # type: ignore[attr-defined]
+
+
+def _fast_loads(line: bytes, text: str) -> object:
+    """`loads_strict(line)` for a line that is one JSON object and nothing else, given `text`,
+    the line decoded; `_SLOW` for any other line, which `loads_strict` then reads itself.
+
+    A line opening with `{` and a non-zero byte is one `json.detect_encoding` reads as UTF-8;
+    one with no more brackets than the depth limit cannot be too deep; an object that ends
+    where the line ends leaves no extra data."""
+    if (line[:1] != b"{" or (len(line) > 1 and line[1] == 0)
+            or line.count(b"[") + line.count(b"{") > MAX_JSON_DEPTH):
+        return _SLOW
+    try:
+        message, end = _scan_once(text, 0)
+    except (StopIteration, ValueError, RecursionError):
+        return _SLOW
+    return message if end == len(text) else _SLOW
+
+
 def parse_export(room: str, body: bytes, generation: int | None, *,
                  verified_before: Container[SignatureKey] = (),
                  while_verifying: Callable[[TranscriptRecord], object] | None = None,
@@ -405,8 +521,13 @@ def parse_export(room: str, body: bytes, generation: int | None, *,
     `verified_before` holds the `signature_key`s of records whose signatures this process has
     just verified (a journal replayed at start-up): those are not checked a second time.
     `while_verifying` is called with every record that passed the shape checks, verified or
-    not yet, while the signatures are checked on other threads: work the caller will need
-    anyway (decoding the lines) then overlaps them. What it returns is ignored."""
+    not yet, beside the signature checks: work the caller will need anyway (decoding the lines)
+    then overlaps them. For a whole ring it runs on the verifying threads, in no set order, so
+    it must be safe to call from several threads at once. What it returns is ignored.
+
+    A whole ring is read in chunks of lines on a few threads, each line's JSON, shape and
+    signature in turn (see `verify.in_threads`); the outcomes are then taken in venue order,
+    so what is kept and refused, and why, is what reading one line after another gives."""
     malformed: list[Malformed] = []
     lines = body.split(b"\n")
     if lines and lines[-1] == b"":
@@ -415,19 +536,13 @@ def parse_export(room: str, body: bytes, generation: int | None, *,
         malformed.append(Malformed(_short(lines.pop().decode("utf-8", "replace")),
                                    "export ends in a torn line"))
 
-    def messages() -> Iterator[object]:
-        # Parsed as they are checked, so this work too overlaps the signature checks.
-        for index, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            try:
-                yield loads_strict(line)
-            except ValueError:
-                malformed.append(Malformed(_short(line.decode("utf-8", "replace")),
-                                           f"export line {index} is not JSON"))
-
-    records, bad = _accept_in_order(room, messages(), generation, None, verified_before,
-                                    expected=len(lines), while_verifying=while_verifying)
+    texts = _decoded_lines(body[:sum(map(len, lines)) + len(lines)])
+    checker = _Checker(room, generation, verified_before, while_verifying)
+    chunks = [(start + 1, lines[start:start + CHUNK],
+               None if texts is None else texts[start:start + CHUNK])
+              for start in range(0, len(lines), CHUNK)]
+    with closing(in_threads(checker.lines, chunks, len(lines))) as checked:
+        records, bad = _accept_in_order(checked, None, malformed)
     return RoomExport(
         room=room,
         generation=generation,
