@@ -8,9 +8,10 @@ read, never changed, by those who share them.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
-from tclk_tui.protocol.codec import decode_frame
+from tclk_tui.protocol.codec import decode_frame, reparse_frame
 from tclk_tui.protocol.errors import TclkError
 
 
@@ -32,6 +33,14 @@ class DecodedLines:
                 answer = (None, str(exc))
             self._answers[line] = answer
         return answer
+
+    def decoded_before(self, line: str) -> None:
+        """Take `line` as a frame this wallet's journal says decoded when it arrived: it is
+        parsed again, not validated again (`reparse_frame`). A line that no longer parses is
+        left to be decoded in full on first use."""
+        if line not in self._answers:
+            with contextlib.suppress(TclkError):
+                self._answers[line] = (reparse_frame(line), None)
 
     def frame(self, line: str) -> dict[str, Any] | None:
         """`try_decode_frame(line)`."""

@@ -14,11 +14,17 @@ from tclk_tui.engine.decoded import DecodedLines
 from tclk_tui.engine.keeper import VaultKeeper
 from tclk_tui.protocol.codec import try_decode_frame
 from tclk_tui.protocol.locks import verify_secret
-from tclk_tui.protocol.transcript import TranscriptRecord, verify_transcript_record
+from tclk_tui.protocol.transcript import (
+    TranscriptRecord,
+    VerifyResult,
+    verify_transcript_record,
+)
 from tclk_tui.store import SECRET_PLACEHOLDER
 from tclk_tui.store.journal import Journal
 from tclk_tui.store.rows import RecordRow
 from tclk_tui.technocore.records import VenueRecord
+
+_VERIFIED = VerifyResult(True, None)
 
 
 class Evidence:
@@ -35,7 +41,8 @@ class Evidence:
         self.journal.add_records([
             RecordRow(room=r.room, generation=r.generation or 0, seq=r.seq,
                       ts_ms=r.timestamp_ms, sender=r.sender, nonce=r.nonce, sig=r.sig,
-                      line=self.redacted(r.room, r.text, lines), received_ms=0)
+                      line=self.redacted(r.room, r.text, lines), received_ms=0,
+                      frame_ok=lines.frame(r.text) is not None)
             for r in records])
 
     def redacted(self, room: str, line: str, decoded: DecodedLines | None = None) -> str:
@@ -70,6 +77,30 @@ class Evidence:
                 if verify_transcript_record(whole).ok:
                     return whole
         return record  # cannot be put back: it reads as an unverifiable record, never a claim
+
+    def replay(self, room: str, decoded: DecodedLines
+               ) -> tuple[list[TranscriptRecord], list[VerifyResult]]:
+        """Every journaled record of one room, each with its verdict, for a start-up replay.
+
+        Only records whose signatures verified are journaled (`RoomSync.ingest`), and each
+        row says whether its line decoded as a frame then; the journal is this wallet's own
+        file, trusted as every other journaled fact is, so neither check is repeated for a
+        line read back as it was written: `decoded` gets those lines parsed, not validated.
+        A line still holding the secret placeholder is checked in full: its secret could not
+        be put back, so what the journal holds is not what its signature covers.
+        """
+        records: list[TranscriptRecord] = []
+        verdicts: list[VerifyResult] = []
+        for row in self.journal.records(room):
+            record = self.as_transcript(row)
+            records.append(record)
+            if SECRET_PLACEHOLDER in record.line:
+                verdicts.append(verify_transcript_record(record))
+                continue
+            verdicts.append(_VERIFIED)
+            if row.frame_ok:
+                decoded.decoded_before(record.line)
+        return records, verdicts
 
     def records(self, room: str) -> list[TranscriptRecord]:
         """Every journaled record of one room, in venue order, as the venue stored it."""

@@ -21,7 +21,7 @@ from tclk_tui.engine.words import plural
 from tclk_tui.protocol.naming import OFFER_ROOM
 from tclk_tui.protocol.transcript import TranscriptRecord, VerifyResult
 from tclk_tui.store.journal import Journal
-from tclk_tui.technocore.client import VenueClient
+from tclk_tui.technocore.client import MAX_LIMIT, VenueClient
 from tclk_tui.technocore.errors import RateLimited, VenueError
 from tclk_tui.technocore.follow import (
     Backoff,
@@ -33,8 +33,7 @@ from tclk_tui.technocore.follow import (
     RingGap,
     WaitNotHeld,
 )
-from tclk_tui.technocore.records import SignatureKey, VenueRecord, signature_key
-from tclk_tui.technocore.verify import StreamingVerifier
+from tclk_tui.technocore.records import RoomView, SignatureKey, VenueRecord, signature_key
 
 READ_LIMIT = 200
 RETRY_S = 2.0
@@ -65,8 +64,9 @@ class RoomSync:
         self.status = VenueStatus("connecting")
         self.following = False
         self._followed: set[str] = set()
-        # Board records the journal replay just verified, so the start-up export of the same
-        # ring does not verify them again; emptied by that first sync.
+        # Board records the journal replay brought in, so an export of the same ring (when
+        # the read after the cursor cannot do) does not verify them again; emptied by the
+        # first sync.
         self._verified_before: set[SignatureKey] = set()
 
     # -- the journal, at start-up -----------------------------------------------------------
@@ -75,16 +75,13 @@ class RoomSync:
         """Fold the journaled records into the board and the restored deals.
 
         The board once (it routes every accept and board cancel), then each deal's room; the
-        journal row is written last so a settled deal never reads as merely accepted.
+        journal row is written last so a settled deal never reads as merely accepted. Board
+        records are neither verified nor validated a second time (see `Evidence.replay`): a
+        restart shows the board it closed with for the cost of reading the journal, not of
+        checking 20,000 signatures and offers again.
         """
-        board = self.evidence.records(OFFER_ROOM)
         decoded = DecodedLines()
-        with StreamingVerifier(len(board)) as verifier:
-            for record in board:
-                verifier.add(record)
-            for record in board:  # decoded while the threads check the signatures
-                decoded.decode(record.line)
-            verdicts = verifier.results()
+        board, verdicts = self.evidence.replay(OFFER_ROOM, decoded)
         self.board.ingest(board, now_ms=self.now_ms(), verdicts=verdicts, decoded=decoded)
         self._verified_before = {signature_key(record)
                                  for record, verdict in zip(board, verdicts, strict=True)
@@ -98,23 +95,49 @@ class RoomSync:
     # -- reading the venue ----------------------------------------------------------------------
 
     async def sync(self) -> None:
-        """Read the board and every live deal room once, whole (export), and fold them in."""
-        # Lines the board has not seen yet are decoded while the export's signatures are
-        # checked; the records the journal replay brought in need neither.
+        """Read the board and every live deal room once, and fold them in.
+
+        The board is read after the journal's cursor when the venue still holds everything
+        past it in one page; otherwise (a first open, more than a page, a gap, a recreated
+        room) it is exported whole, and the records the journal already holds are not
+        verified again.
+        """
         known, self._verified_before = self._verified_before, set()
-        decoded = DecodedLines()
-        export = await self.client.export(
-            OFFER_ROOM, verified_before=known,
-            while_verifying=lambda r: signature_key(r) in known or decoded.decode(r.line))
-        for bad in export.malformed:
-            self.board_reject(bad.reason, bad.seq, bad.raw)
-        self.ingest(OFFER_ROOM, list(export.records), export.generation, decoded=decoded)
+        window = await self._board_after_cursor()
+        if window is not None:
+            for bad in window.malformed:
+                self.board_reject(bad.reason, bad.seq, bad.raw)
+            self.ingest(OFFER_ROOM, list(window.records), window.generation)
+        else:
+            # Lines the board has not seen yet are decoded while the export's signatures
+            # are checked; the records the journal replay brought in need neither.
+            decoded = DecodedLines()
+            export = await self.client.export(
+                OFFER_ROOM, verified_before=known,
+                while_verifying=lambda r: signature_key(r) in known or decoded.decode(r.line))
+            for bad in export.malformed:
+                self.board_reject(bad.reason, bad.seq, bad.raw)
+            self.ingest(OFFER_ROOM, list(export.records), export.generation, decoded=decoded)
         for deal in self.book:
             if deal.room and not deal.state.terminal:
                 room_export = await self.client.export(deal.room)
                 self.ingest(deal.room, list(room_export.verified), room_export.generation)
         await self.check_locks()
         self.set_status("following" if self._followed else "connecting", "")
+
+    async def _board_after_cursor(self) -> RoomView | None:
+        """The board records after the journal's cursor, or None when only the export can
+        say what the ring holds: nothing journaled yet, the room recreated (another
+        generation, or a last seq behind the cursor), or a first seq past the cursor + 1
+        (more than a page arrived, or the ring dropped records unread)."""
+        cursor = self.journal.cursor(OFFER_ROOM)
+        if cursor is None:
+            return None
+        view = await self.client.read(OFFER_ROOM, since=cursor.seq, limit=MAX_LIMIT)
+        if ((view.generation or 0) != cursor.generation or view.last_seq < cursor.seq
+                or (view.first_seq is not None and view.first_seq > cursor.seq + 1)):
+            return None
+        return view
 
     def ingest(self, room: str, records: list[VenueRecord], generation: int | None, *,
                complete: bool = True, decoded: DecodedLines | None = None) -> None:

@@ -311,7 +311,8 @@ class Journal:
 
     # --- venue records -------------------------------------------------------------------------
 
-    _RECORD_COLS = "room, generation, seq, ts_ms, sender, nonce, sig, line, received_ms"
+    _RECORD_COLS = ("room, generation, seq, ts_ms, sender, nonce, sig, line, received_ms, "
+                    "frame_ok")
 
     def add_record(
         self,
@@ -359,6 +360,7 @@ class Journal:
             sig=None if r.sig is None else _text(r.sig, "sig", max_len=512),
             line=_text(r.line, "line", max_len=1_000_000, empty=True),
             received_ms=0,
+            frame_ok=None if r.frame_ok is None else bool(r.frame_ok),
         )
 
     def _insert_record(self, conn: sqlite3.Connection, r: RecordRow, now: int) -> RecordInsert:
@@ -366,9 +368,10 @@ class Journal:
         # collision on either unique key, which writes nothing, is looked at to tell a
         # duplicate from a conflict.
         inserted = conn.execute(
-            f"INSERT INTO records ({self._RECORD_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "  # noqa: S608
+            f"INSERT INTO records ({self._RECORD_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "  # noqa: S608
             "ON CONFLICT DO NOTHING",
-            (r.room, r.generation, r.seq, r.ts_ms, r.sender, r.nonce, r.sig, r.line, now),
+            (r.room, r.generation, r.seq, r.ts_ms, r.sender, r.nonce, r.sig, r.line, now,
+             r.frame_ok),
         )
         if inserted.rowcount == 1:
             return RecordInsert.INSERTED
@@ -408,7 +411,10 @@ class Journal:
         if limit is not None:
             sql += " LIMIT ?"
             args.append(_int(limit, "limit"))
-        return [RecordRow(*r) for r in self._all(sql, tuple(args))]
+        return [RecordRow(room=r[0], generation=r[1], seq=r[2], ts_ms=r[3], sender=r[4],
+                          nonce=r[5], sig=r[6], line=r[7], received_ms=r[8],
+                          frame_ok=None if r[9] is None else bool(r[9]))
+                for r in self._all(sql, tuple(args))]
 
     def cursor(self, room: str) -> RoomCursor | None:
         row = self._one(

@@ -64,6 +64,8 @@ class RecordRow:
     sig: str | None
     line: str
     received_ms: int
+    # Whether `line` decoded as a valid tclk/1 frame when it was journaled (None: not known).
+    frame_ok: bool | None = None
 
 
 @dataclass(frozen=True)

@@ -113,3 +113,15 @@ def test_add_records_is_one_batch_with_the_same_duplicate_and_conflict_rules(jou
     assert outcomes == [RecordInsert.INSERTED, RecordInsert.INSERTED, RecordInsert.DUPLICATE,
                         RecordInsert.CONFLICT]
     assert [r.line for r in journal.records("tclk-offers")] == ["a", "b"]
+
+
+def test_a_record_keeps_whether_its_line_was_a_frame(journal):
+    from tclk_tui.store.rows import RecordRow
+
+    def row(seq, frame_ok):
+        return RecordRow(room="tclk-offers", generation=0, seq=seq, ts_ms=1, sender="did:x",
+                         nonce=str(seq), sig=None, line=f"line {seq}", received_ms=0,
+                         frame_ok=frame_ok)
+
+    journal.add_records([row(1, True), row(2, False), row(3, None)])
+    assert [r.frame_ok for r in journal.records("tclk-offers")] == [True, False, None]
