@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from tclk_tui.engine.background import Background
 from tclk_tui.engine.board import OffersBoard
+from tclk_tui.engine.bulk import collector_paused
 from tclk_tui.engine.deal import DealSession
 from tclk_tui.engine.deal_book import DealBook
 from tclk_tui.engine.decoded import DecodedLines
@@ -81,12 +82,13 @@ class RoomSync:
         checking 20,000 signatures and offers again.
         """
         decoded = DecodedLines()
-        board, verdicts = self.evidence.replay(OFFER_ROOM, decoded)
-        self.board.ingest(board, now_ms=self.now_ms(), verdicts=verdicts, decoded=decoded)
-        self._verified_before = {signature_key(record)
-                                 for record, verdict in zip(board, verdicts, strict=True)
-                                 if verdict.ok}
-        self.route_board(board, decoded)
+        with collector_paused():
+            board, verdicts = self.evidence.replay(OFFER_ROOM, decoded)
+            self.board.ingest(board, now_ms=self.now_ms(), verdicts=verdicts, decoded=decoded)
+            self._verified_before = {signature_key(record)
+                                     for record, verdict in zip(board, verdicts, strict=True)
+                                     if verdict.ok}
+            self.route_board(board, decoded)
         for deal in restored:
             if deal.room:
                 deal.ingest_room(self.evidence.records(deal.room))
@@ -112,12 +114,14 @@ class RoomSync:
             # Lines the board has not seen yet are decoded while the export's signatures
             # are checked; the records the journal replay brought in need neither.
             decoded = DecodedLines()
-            export = await self.client.export(
-                OFFER_ROOM, verified_before=known,
-                while_verifying=lambda r: signature_key(r) in known or decoded.decode(r.line))
-            for bad in export.malformed:
-                self.board_reject(bad.reason, bad.seq, bad.raw)
-            self.ingest(OFFER_ROOM, list(export.records), export.generation, decoded=decoded)
+            with collector_paused():
+                export = await self.client.export(
+                    OFFER_ROOM, verified_before=known,
+                    while_verifying=lambda r: signature_key(r) in known or decoded.decode(r.line))
+                for bad in export.malformed:
+                    self.board_reject(bad.reason, bad.seq, bad.raw)
+                self.ingest(OFFER_ROOM, list(export.records), export.generation,
+                            decoded=decoded)
         for deal in self.book:
             if deal.room and not deal.state.terminal:
                 room_export = await self.client.export(deal.room)
