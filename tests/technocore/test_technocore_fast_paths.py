@@ -260,3 +260,6 @@ def test_prepared_signature_checks_give_the_full_verdicts(monkeypatch, batch):
             verifier.add(record)
         assert verifier.results() == wanted
     assert verify_records(batch) == wanted
+    seen: list[TranscriptRecord] = []
+    assert verify_records(batch, while_verifying=seen.append) == wanted
+    assert sorted(seen, key=repr) == sorted(batch, key=repr)
