@@ -16,7 +16,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tclk_tui.protocol.transcript import TranscriptRecord, verify_transcript_record
+from tclk_tui.protocol.transcript import (
+    TranscriptRecord,
+    parse_timestamp_ms,
+    verify_transcript_record,
+)
 from tclk_tui.technocore import records, verify
 from tclk_tui.technocore.errors import MalformedResponse
 from tclk_tui.technocore.records import (
@@ -118,7 +122,7 @@ def venue_messages(draw: st.DrawFn) -> object:
 @given(venue_messages())
 @settings(max_examples=400, deadline=None)
 def test_the_inline_shape_checks_admit_only_what_the_full_ones_admit(message):
-    fast = _fast_checked(ROOM, message, set())
+    fast = _fast_checked(ROOM, message, set(), {})
     if fast is not None:
         assert _checked(ROOM, message) == fast
 
@@ -126,7 +130,27 @@ def test_the_inline_shape_checks_admit_only_what_the_full_ones_admit(message):
 def test_the_inline_shape_checks_take_every_record_a_venue_writes():
     for message in [*GENUINE, unsigned("bob", 7, "hello"), signed(PAYER, ROOM, 2**53 - 1, "x",
                                                                   nonce=10**19 - 1)]:
-        assert _fast_checked(ROOM, message, set()) == _checked(ROOM, message)
+        assert _fast_checked(ROOM, message, set(), {}) == _checked(ROOM, message)
+
+
+@given(st.one_of(
+    st.datetimes().map(lambda d: d.strftime("%Y-%m-%dT%H:%M:%S.%fZ")),
+    st.text(alphabet="0123456789-T:.Z+ ١", min_size=25, max_size=29),
+    st.sampled_from(["1969-12-31T23:59:59.999999Z", "1970-01-01T00:00:00.000000Z",
+                     "2026-02-29T00:00:00.000000Z", "2028-02-29T23:59:59.999999Z",
+                     "2026-13-01T00:00:00.000000Z", "2026-01-01T24:00:00.000000Z",
+                     "2026-01-01T00:60:00.000000Z", "2026-01-01T00:00:60.000000Z",
+                     "2026-01-01T00:00:00.00000١Z", "2026-01-01T00:00:00.000000z",
+                     "2026-01-01T00:00:00,000000Z", "2026-01-01t00:00:00.000000Z"]),
+), st.booleans())
+@settings(max_examples=500, deadline=None)
+def test_the_venue_timestamp_reading_agrees_with_parse_timestamp_ms(text, warm):
+    minutes: dict[str, int] = {}
+    if warm:  # the minute read before, from another instant in it
+        records._venue_stamp(text[:16] + ":00.000000Z", minutes)
+    fast = records._venue_stamp(text, minutes)
+    if fast is not None:
+        assert parse_timestamp_ms(text) == fast
 
 
 LINE_PARTS = st.one_of(
