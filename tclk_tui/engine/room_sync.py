@@ -34,7 +34,7 @@ from tclk_tui.technocore.follow import (
     RingGap,
     WaitNotHeld,
 )
-from tclk_tui.technocore.records import RoomView, SignatureKey, VenueRecord, signature_key
+from tclk_tui.technocore.records import RoomView, VenueRecord, signature_key
 
 READ_LIMIT = 200
 RETRY_S = 2.0
@@ -65,10 +65,10 @@ class RoomSync:
         self.status = VenueStatus("connecting")
         self.following = False
         self._followed: set[str] = set()
-        # Board records the journal replay brought in, so an export of the same ring (when
-        # the read after the cursor cannot do) does not verify them again; emptied by the
-        # first sync.
-        self._verified_before: set[SignatureKey] = set()
+        # Board records the journal replay brought in (and whether each verified), so an
+        # export of the same ring, when the read after the cursor cannot do, does not verify
+        # them again; emptied by the first sync.
+        self._replayed: list[tuple[TranscriptRecord, VerifyResult]] = []
 
     # -- the journal, at start-up -----------------------------------------------------------
 
@@ -85,9 +85,7 @@ class RoomSync:
         with collector_paused():
             board, verdicts = self.evidence.replay(OFFER_ROOM, decoded)
             self.board.ingest(board, now_ms=self.now_ms(), verdicts=verdicts, decoded=decoded)
-            self._verified_before = {signature_key(record)
-                                     for record, verdict in zip(board, verdicts, strict=True)
-                                     if verdict.ok}
+            self._replayed = list(zip(board, verdicts, strict=True))
             self.route_board(board, decoded)
         for deal in restored:
             if deal.room:
@@ -104,7 +102,7 @@ class RoomSync:
         room) it is exported whole, and the records the journal already holds are not
         verified again.
         """
-        known, self._verified_before = self._verified_before, set()
+        replayed, self._replayed = self._replayed, []
         window = await self._board_after_cursor()
         if window is not None:
             for bad in window.malformed:
@@ -115,6 +113,7 @@ class RoomSync:
             # are checked; the records the journal replay brought in need neither.
             decoded = DecodedLines()
             with collector_paused():
+                known = {signature_key(record) for record, verdict in replayed if verdict.ok}
                 export = await self.client.export(
                     OFFER_ROOM, verified_before=known,
                     while_verifying=lambda r: signature_key(r) in known or decoded.decode(r.line))
