@@ -376,7 +376,20 @@ def decode_frame(text: object) -> dict[str, Any]:
     Steps in the reference's order: prefix, 4096 cap (UTF-16 units, before the ASCII guard),
     printable-ASCII guard, JSON parse (NaN/Infinity literals refused), `validate_frame`.
     Integral ms values written as floats or exponents come back as ints.
+
+    A canonical line of a common frame type is read by its one-regex grammar instead, which
+    yields the same dict (see `canonical_lines`); every other line, and so every refusal,
+    takes the full path, `decode_frame_reference`.
     """
+    if type(text) is str:
+        frame = _read_canonical(text)
+        if frame is not None:
+            return frame
+    return decode_frame_reference(text)
+
+
+def decode_frame_reference(text: object) -> dict[str, Any]:
+    """`decode_frame` without the canonical-line grammar: the definition, kept for tests."""
     if not isinstance(text, str) or not text.startswith(TCLK_PREFIX):  # is_tclk_line
         raise FrameError("tclk: not a tclk/1 line")
     length = len(text) if text.isascii() else utf16_len(text)
@@ -439,3 +452,4 @@ def try_decode_frame(text: object) -> dict[str, Any] | None:
 # through quoting). The modules are looked up once here, not by an import on every call.
 from tclk_tui.protocol import frames as _frames  # noqa: E402
 from tclk_tui.protocol import rails as _rails  # noqa: E402
+from tclk_tui.protocol.canonical_lines import read_canonical as _read_canonical  # noqa: E402

@@ -1,0 +1,138 @@
+"""The canonical lines of the common frame types, each read by one regular expression.
+
+Every conforming sender writes a frame as `encode_frame` does: keys sorted, no whitespace, no
+escapes in plain values. For the frames a deal repeats (heartbeats above all, then accept, lock,
+reveal, refund, cancel, receipt) that text has a fixed grammar, and a line matching it decodes
+to exactly the dict the full path (`codec.decode_frame_reference`: prefix, cap, printable-ASCII
+guard, JSON parse, `validate_frame`) returns for it, in the same key order. One match replaces
+the four steps.
+
+Why the grammar is safe to trust: each value is a JSON string whose alphabet has neither `"`
+nor `\\`, so the parser reads it verbatim; each alphabet is printable ASCII; each value's
+pattern is the one `validate_frame` applies (free text is any non-empty string there); the keys
+are distinct and are exactly the type's required ones plus optional ones it allows. Anything
+else (another spelling, an escape, a `presig` or `paymentKey`, an offer, whose id is a hash)
+is not matched and takes the full path, so every refusal still comes from there. A property
+test checks the grammar against the full path on strings generated from the grammar itself.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Any, Final
+
+# The field patterns of `frames` (a test holds them equal), spelled out here because `codec`
+# imports this module while `frames` may still be importing `codec`.
+DID: Final = r"did:key:z6Mk[1-9A-HJ-NP-Za-km-z]{44}"
+HEX32: Final = r"0x[0-9a-f]{64}"
+STATEMENT: Final = r"0x(?:[0-9a-f]{64}|[0-9a-f]{66})"
+NONCE: Final = r"[0-9a-f]{8,64}"
+RAIL: Final = r"(?:[a-z0-9][a-z0-9._-]{0,63}|PaperRail)"
+OUTCOME: Final = r"claimed|refunded|cancelled"
+TEXT: Final = r"[ !#-\[\]-~]+"
+"""A non-empty JSON string body needing no escape: printable ASCII but `"` and `\\`."""
+
+_PREFIX: Final = "tclk1 "
+_MAX_CHARS: Final = 4096  # codec.MAX_FRAME_CHARS (a test holds them equal)
+_TYPE_KEY: Final = ',"type":"'
+
+# Per type, its keys in sorted order (`type`, last of all of them, aside) with the pattern of
+# each value and whether it may be absent.
+_FIELDS: Final[dict[str, tuple[tuple[str, str, bool], ...]]] = {
+    "accept": (
+        ("contract", HEX32, False),
+        ("from", DID, False),
+        ("nonce", NONCE, False),
+        ("ref", HEX32, False),
+        ("statement", STATEMENT, False),
+    ),
+    "lock": (
+        ("contract", HEX32, False),
+        ("from", DID, False),
+        ("rail", RAIL, False),
+        ("ref", TEXT, False),
+    ),
+    "reveal": (
+        ("contract", HEX32, False),
+        ("from", DID, False),
+        ("ref", TEXT, True),
+        ("secret", HEX32, False),
+    ),
+    "refund": (
+        ("contract", HEX32, False),
+        ("from", DID, False),
+        ("reason", TEXT, True),
+        ("ref", TEXT, True),
+    ),
+    "cancel": (
+        ("contract", HEX32, False),
+        ("from", DID, False),
+        ("reason", TEXT, True),
+    ),
+    "receipt": (
+        ("contract", HEX32, False),
+        ("from", DID, False),
+        ("outcome", OUTCOME, False),
+        ("rail", RAIL, True),
+        ("ref", TEXT, True),
+    ),
+    "heartbeat": (
+        ("contract", HEX32, False),
+        ("from", DID, False),
+        ("nonce", NONCE, False),
+        ("note", TEXT, True),
+    ),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class LineGrammar:
+    """The whole canonical line of one frame type with one set of its optional keys present;
+    `keys` names the pattern's groups in order, `type` (the last key, a group too) included."""
+
+    kind: str
+    pattern: re.Pattern[str]
+    keys: tuple[str, ...]
+
+
+def _grammar(kind: str, fields: tuple[tuple[str, str], ...]) -> LineGrammar:
+    body = ",".join(f'"{key}":"({value})"' for key, value in fields)
+    source = re.escape(_PREFIX + "{") + body + re.escape(_TYPE_KEY) + f'({kind})"\\}}'
+    return LineGrammar(kind, re.compile(source), (*(key for key, _ in fields), "type"))
+
+
+def _grammars(kind: str, fields: tuple[tuple[str, str, bool], ...]) -> tuple[LineGrammar, ...]:
+    """One grammar per set of optional keys present, the bare frame first (the usual one): a
+    grammar without optional parts reads straight into a dict, with no absent group to drop."""
+    optional = [key for key, _value, is_optional in fields if is_optional]
+    variants = []
+    for count in range(len(optional) + 1):
+        for present in combinations(optional, count):
+            chosen = tuple(
+                (key, value) for key, value, is_optional in fields
+                if not is_optional or key in present
+            )
+            variants.append(_grammar(kind, chosen))
+    return tuple(variants)
+
+
+GRAMMARS: Final[dict[str, tuple[LineGrammar, ...]]] = {
+    kind: _grammars(kind, fields) for kind, fields in _FIELDS.items()
+}
+
+
+def read_canonical(text: str) -> dict[str, Any] | None:
+    """The frame a canonical line of a common type holds, or None (then decode it in full)."""
+    at = text.rfind(_TYPE_KEY)
+    if at < 0 or len(text) > _MAX_CHARS:
+        return None
+    for grammar in GRAMMARS.get(text[at + len(_TYPE_KEY):-2], ()):
+        match = grammar.pattern.fullmatch(text)
+        if match is not None:
+            return dict(zip(grammar.keys, match.groups()))  # noqa: B905 (equal lengths)
+    return None
+
+
+__all__ = ["GRAMMARS", "LineGrammar", "read_canonical"]
