@@ -6,21 +6,20 @@ chunks verified on separate threads overlap on separate cores; small live batche
 caller's thread, where a pool would cost more than it saves. Results come back in input order,
 one per record, exactly as `verify_transcript_record` gives them.
 
-The work is split by who needs the GIL. Everything Python does for a record (the shape checks,
-the signature's base64, the sender's key, the signed bytes) happens where the record is handed
-in, on the caller's thread; a worker thread only runs a tight loop of libsodium calls, which
-holds the GIL for a moment between two calls. A worker that had Python work of its own would
-spend most of a busy caller's time waiting for the GIL instead of verifying.
+Each thread does all the work of its records, Python and libsodium in turn, record by record.
+Every check releases the GIL, so the threads take turns on it at every record and one's Python
+runs while the other's check does. Python work left in a stretch of its own (a loop on the
+caller's thread while workers check) would instead hold every worker at the GIL for the
+interpreter's whole switch interval (5 ms) each time one finishes a check: the checks would
+wait for the Python rather than overlap it.
 """
-
 from __future__ import annotations
 
 import binascii
 import contextlib
 import os
 from collections.abc import Callable, Generator, Iterable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
-from types import TracebackType
+from concurrent.futures import ThreadPoolExecutor
 from typing import Final, TypeVar
 
 from nacl._sodium import ffi as _sodium_ffi
@@ -40,7 +39,9 @@ R = TypeVar("R")
 
 PARALLEL_VERIFY_MIN = 1024
 VERIFY_THREADS = max(1, min(4, os.cpu_count() or 1))
-STREAM_CHUNK = 256
+# Records per chunk handed to a thread: far more work than handing it over costs, and few
+# enough that the last chunks keep every thread busy to the end.
+CHUNK = 128
 
 _VERIFIED: Final = VerifyResult(True, None)
 _FORGED: Final = VerifyResult(False, "record signature does not verify")
@@ -168,24 +169,6 @@ def in_threads(work: Callable[[T], R], chunks: Iterable[T],
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _open_all(items: Sequence[Prepared]) -> list[VerifyResult]:
-    """The verdicts of prepared records: libsodium's `crypto_sign_open`, one call each, into
-    one output buffer (the opened message is never read)."""
-    longest = max((item[1] for item in items if isinstance(item, tuple)), default=0)
-    output = _sodium_ffi.new("unsigned char[]", max(longest, 1))
-    length = _sodium_ffi.new("unsigned long long *")
-    sign_open = _sodium_lib.crypto_sign_open
-    verdicts: list[VerifyResult] = []
-    for item in items:
-        if isinstance(item, VerifyResult):
-            verdicts.append(item)
-        else:
-            signed, size, key = item
-            verdicts.append(_VERIFIED if sign_open(output, length, signed, size, key) == 0
-                            else _FORGED)
-    return verdicts
-
-
 def verify_records(records: Sequence[TranscriptRecord],
                    while_verifying: Callable[[TranscriptRecord], object] | None = None,
                    ) -> list[VerifyResult]:
@@ -204,52 +187,9 @@ def verify_records(records: Sequence[TranscriptRecord],
             verdicts.append(opener.verify(record))
         return verdicts
 
-    parts = [records[i:i + STREAM_CHUNK // 2] for i in range(0, len(records), STREAM_CHUNK // 2)]
+    parts = [records[i:i + CHUNK] for i in range(0, len(records), CHUNK)]
     verdicts: list[VerifyResult] = []
     with contextlib.closing(in_threads(chunk, parts, len(records))) as done:
         for part in done:
             verdicts.extend(part)
     return verdicts
-
-
-class StreamingVerifier:
-    """Verification that starts while the caller is still preparing the batch.
-
-    Records handed to `add` are prepared there and verified in chunks on worker threads as soon
-    as a chunk is full, so the caller's own work on the next records overlaps the signature
-    checks. `results` gives one verdict per record added, in the order they were added. A
-    batch known to be small verifies on the caller's thread at `results`, as a pool would cost
-    more than it saves. Use it as a context manager, so the threads end even when the caller
-    fails half way.
-    """
-
-    def __init__(self, expected: int) -> None:
-        self._pool = (ThreadPoolExecutor(max_workers=VERIFY_THREADS,
-                                         thread_name_prefix="verify")
-                      if threaded(expected) else None)
-        self._chunk: list[Prepared] = []
-        self._parts: list[Future[list[VerifyResult]] | list[Prepared]] = []
-
-    def add(self, record: TranscriptRecord) -> None:
-        self._chunk.append(prepare(record))
-        if self._pool is not None and len(self._chunk) >= STREAM_CHUNK:
-            self._parts.append(self._pool.submit(_open_all, self._chunk))
-            self._chunk = []
-
-    def results(self) -> list[VerifyResult]:
-        if self._chunk:
-            self._parts.append(self._chunk)
-            self._chunk = []
-        verdicts: list[VerifyResult] = []
-        for part in self._parts:
-            verdicts.extend(part.result() if isinstance(part, Future) else _open_all(part))
-        self._parts = []
-        return verdicts
-
-    def __enter__(self) -> StreamingVerifier:
-        return self
-
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                 trace: TracebackType | None) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)

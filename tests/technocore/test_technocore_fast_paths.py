@@ -37,7 +37,7 @@ from tclk_tui.technocore.records import (
     parse_room_view,
     signature_key,
 )
-from tclk_tui.technocore.verify import Opener, StreamingVerifier, verify_records
+from tclk_tui.technocore.verify import Opener, verify_records
 
 from .helpers import PAYEE, PAYER, STRANGER, signed, unsigned, view
 
@@ -277,13 +277,11 @@ def test_prepared_signature_checks_give_the_full_verdicts(monkeypatch, batch):
     wanted = [verify_transcript_record(record) for record in batch]
     opener = Opener()
     assert [opener.verify(record) for record in batch] == wanted
+    assert verify_records(batch) == wanted  # on this thread
     monkeypatch.setattr(verify, "PARALLEL_VERIFY_MIN", 1)
-    monkeypatch.setattr(verify, "STREAM_CHUNK", 2)
-    with StreamingVerifier(len(batch)) as verifier:
-        for record in batch:
-            verifier.add(record)
-        assert verifier.results() == wanted
-    assert verify_records(batch) == wanted
+    monkeypatch.setattr(verify, "VERIFY_THREADS", 2)
+    monkeypatch.setattr(verify, "CHUNK", 2)
+    assert verify_records(batch) == wanted  # in threads
     seen: list[TranscriptRecord] = []
     assert verify_records(batch, while_verifying=seen.append) == wanted
     assert sorted(seen, key=repr) == sorted(batch, key=repr)

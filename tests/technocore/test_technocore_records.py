@@ -234,9 +234,9 @@ def test_arbitrary_bytes_never_crash_the_view_parser(payload):
 
 
 @pytest.mark.parametrize("extra", [0, 1, 255])
-def test_streaming_verification_gives_the_serial_verdicts_in_order(extra):
+def test_verification_in_threads_gives_the_serial_verdicts_in_order(extra):
     from tclk_tui.protocol.transcript import TranscriptRecord
-    from tclk_tui.technocore.verify import PARALLEL_VERIFY_MIN, StreamingVerifier
+    from tclk_tui.technocore.verify import PARALLEL_VERIFY_MIN, verify_records
 
     count = PARALLEL_VERIFY_MIN + extra
     records = []
@@ -245,10 +245,7 @@ def test_streaming_verification_gives_the_serial_verdicts_in_order(extra):
         records.append(TranscriptRecord(
             room=ROOM, seq=seq, timestamp_ms=1, sender=PAYER.did, nonce=str(message["nonce"]),
             signature=message["sig"], line="tampered" if seq % 101 == 0 else message["text"]))
-    with StreamingVerifier(count) as verifier:
-        for record in records:
-            verifier.add(record)
-        streamed = verifier.results()
-    assert [v.ok for v in streamed] == [verify_transcript_record(r).ok for r in records]
-    assert [seq for seq, v in enumerate(streamed, start=1) if not v.ok] == list(
+    verdicts = verify_records(records)
+    assert [v.ok for v in verdicts] == [verify_transcript_record(r).ok for r in records]
+    assert [seq for seq, v in enumerate(verdicts, start=1) if not v.ok] == list(
         range(101, count + 1, 101))
