@@ -2,11 +2,20 @@
 
 A reveal's secret goes to the vault, never to SQLite: the journal keeps a placeholder and
 reading back puts the exact signed line together again.
+
+Only records whose signatures verified are journaled, each with whether its line decoded as a
+frame, and each row is vouched for with a keyed BLAKE2b (`VaultKeeper.journal_key`, from the
+master seed) over everything it holds. A restart takes a vouched row as checked; a row whose
+vouch does not match (edited in the file, copied from another profile, or journaled before
+vouches) is checked again in full: its signature is the ground truth, the vouch only spares
+the work.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import hmac
 from collections.abc import Callable
 
 from tclk_tui.engine.deal import DealSession
@@ -25,6 +34,12 @@ from tclk_tui.store.rows import RecordRow
 from tclk_tui.technocore.records import VenueRecord
 
 _VERIFIED = VerifyResult(True, None)
+_VOUCH_PERSON = b"tclk-tui record"
+_FLAG = {True: "1", False: "0", None: "-"}
+
+
+def _text(value: str | None) -> str:
+    return "-" if value is None else f"{len(value)}:{value}"
 
 
 class Evidence:
@@ -32,18 +47,44 @@ class Evidence:
                  deal_in_room: Callable[[str], DealSession | None]) -> None:
         self.journal = journal
         self.keeper = keeper
+        self._hasher: hashlib.blake2b | None = None  # keyed by the journal key, on first use
         self._deal_in_room = deal_in_room
 
     def add(self, records: list[VenueRecord], decoded: DecodedLines | None = None) -> None:
         """One transaction for the batch: a whole ring arrives at start-up. `decoded` shares
         the batch's decoded frames with whoever reads the same lines next."""
         lines = decoded if decoded is not None else DecodedLines()
-        self.journal.add_records([
-            RecordRow(room=r.room, generation=r.generation or 0, seq=r.seq,
-                      ts_ms=r.timestamp_ms, sender=r.sender, nonce=r.nonce, sig=r.sig,
-                      line=self.redacted(r.room, r.text, lines), received_ms=0,
-                      frame_ok=lines.frame(r.text) is not None)
-            for r in records])
+        rows = []
+        for r in records:
+            line = self.redacted(r.room, r.text, lines)
+            frame_ok = lines.frame(r.text) is not None
+            generation = r.generation or 0
+            vouch = self._vouch(r.room, generation, r.seq, r.timestamp_ms, r.sender, r.nonce,
+                                r.sig, line, frame_ok)
+            rows.append(RecordRow(room=r.room, generation=generation, seq=r.seq,
+                                  ts_ms=r.timestamp_ms, sender=r.sender, nonce=r.nonce,
+                                  sig=r.sig, line=line, received_ms=0, frame_ok=frame_ok,
+                                  vouch=vouch))
+        self.journal.add_records(rows)
+
+    def _vouch(self, room: str, generation: int, seq: int, ts_ms: int, sender: str,
+               nonce: str | None, sig: str | None, line: str, frame_ok: bool | None) -> bytes:
+        # Numbers first, then each text but the last length-prefixed ("-" for None, which no
+        # length starts with): no two rows give the same bytes. A keyed hasher made once and
+        # copied per row, since 20,000 rows are vouched for at a first open.
+        if self._hasher is None:
+            self._hasher = hashlib.blake2b(digest_size=16, key=self.keeper.journal_key(),
+                                           person=_VOUCH_PERSON)
+        body = (f"{generation},{seq},{ts_ms},{_FLAG[frame_ok]}|{len(room)}:{room}"
+                f"{len(sender)}:{sender}{_text(nonce)}{_text(sig)}{line}")
+        hasher = self._hasher.copy()
+        hasher.update(body.encode("utf-8", "surrogatepass"))
+        return hasher.digest()
+
+    def _vouched(self, row: RecordRow) -> bool:
+        return row.vouch is not None and hmac.compare_digest(row.vouch, self._vouch(
+            row.room, row.generation, row.seq, row.ts_ms, row.sender, row.nonce, row.sig,
+            row.line, row.frame_ok))
 
     def redacted(self, room: str, line: str, decoded: DecodedLines | None = None) -> str:
         """The line to journal: a reveal's secret goes to the vault, never to SQLite.
@@ -82,19 +123,18 @@ class Evidence:
                ) -> tuple[list[TranscriptRecord], list[VerifyResult]]:
         """Every journaled record of one room, each with its verdict, for a start-up replay.
 
-        Only records whose signatures verified are journaled (`RoomSync.ingest`), and each
-        row says whether its line decoded as a frame then; the journal is this wallet's own
-        file, trusted as every other journaled fact is, so neither check is repeated for a
-        line read back as it was written: `decoded` gets those lines parsed, not validated.
-        A line still holding the secret placeholder is checked in full: its secret could not
-        be put back, so what the journal holds is not what its signature covers.
+        A vouched row (see the module docstring) is neither verified nor validated again:
+        `decoded` gets its line parsed only. Any other row is verified, and its line decoded
+        in full when first read. So is a line still holding the secret placeholder: its
+        secret could not be put back, so what the journal holds is not what its signature
+        covers.
         """
         records: list[TranscriptRecord] = []
         verdicts: list[VerifyResult] = []
         for row in self.journal.records(room):
             record = self.as_transcript(row)
             records.append(record)
-            if SECRET_PLACEHOLDER in record.line:
+            if SECRET_PLACEHOLDER in record.line or not self._vouched(row):
                 verdicts.append(verify_transcript_record(record))
                 continue
             verdicts.append(_VERIFIED)

@@ -12,11 +12,12 @@ from dataclasses import dataclass
 from tclk_tui.engine.evm import evm_account_key, evm_account_public_key
 from tclk_tui.protocol.adaptor import get_public_key
 from tclk_tui.protocol.locks import hash_lock_from_preimage, point_lock_from_witness
-from tclk_tui.vault.seed import Vault
+from tclk_tui.vault.seed import Vault, derive_bytes
 
 REVEALED_PREFIX = "revealed/"
 RECEIVED_PREFIX = "received/"
 SHARE_PREFIX = "share/"
+JOURNAL_DOMAIN = "tclk-tui journal vouch v1"
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +54,15 @@ class VaultKeeper:
         self.vault = vault
         self._secret_plans: dict[str, SecretPlan] = {}
         self._key_plans: dict[str, PaymentKeyPlan] = {}
+        self._journal_key: bytes | None = None
+
+    def journal_key(self) -> bytes:
+        """The key this profile vouches for its own journal rows with (`Evidence`): derived
+        from the master seed, so a journal copied from elsewhere, or edited, is not vouched
+        for; held in memory only, like every derived key."""
+        if self._journal_key is None:
+            self._journal_key = derive_bytes(self.vault.master_seed(), JOURNAL_DOMAIN)
+        return self._journal_key
 
     def __repr__(self) -> str:
         return f"VaultKeeper({self.vault.describe()!r})"

@@ -66,6 +66,14 @@ def _text(value: object, what: str, *, max_len: int = 4096, empty: bool = False)
     return value
 
 
+def _blob(value: object, what: str, *, max_len: int) -> bytes:
+    if type(value) is not bytes:
+        raise StoreError(f"{what} must be bytes, not {type(value).__name__}")
+    if len(value) > max_len:
+        raise StoreError(f"{what} is longer than {max_len} bytes")
+    return value
+
+
 def _int(value: object, what: str, *, minimum: int = 0) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise StoreError(f"{what} must be an integer, not {type(value).__name__}")
@@ -313,7 +321,7 @@ class Journal:
     # --- venue records -------------------------------------------------------------------------
 
     _RECORD_COLS = ("room, generation, seq, ts_ms, sender, nonce, sig, line, received_ms, "
-                    "frame_ok")
+                    "frame_ok, vouch")
 
     def add_record(
         self,
@@ -362,6 +370,7 @@ class Journal:
             line=_text(r.line, "line", max_len=1_000_000, empty=True),
             received_ms=0,
             frame_ok=None if r.frame_ok is None else bool(r.frame_ok),
+            vouch=None if r.vouch is None else _blob(r.vouch, "vouch", max_len=64),
         )
 
     def _insert_record(self, conn: sqlite3.Connection, r: RecordRow, now: int) -> RecordInsert:
@@ -369,10 +378,10 @@ class Journal:
         # collision on either unique key, which writes nothing, is looked at to tell a
         # duplicate from a conflict.
         inserted = conn.execute(
-            f"INSERT INTO records ({self._RECORD_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "  # noqa: S608
+            f"INSERT INTO records ({self._RECORD_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "  # noqa: S608
             "ON CONFLICT DO NOTHING",
             (r.room, r.generation, r.seq, r.ts_ms, r.sender, r.nonce, r.sig, r.line, now,
-             r.frame_ok),
+             r.frame_ok, r.vouch),
         )
         if inserted.rowcount == 1:
             return RecordInsert.INSERTED
@@ -414,7 +423,7 @@ class Journal:
             args.append(_int(limit, "limit"))
         return [RecordRow(room=r[0], generation=r[1], seq=r[2], ts_ms=r[3], sender=r[4],
                           nonce=r[5], sig=r[6], line=r[7], received_ms=r[8],
-                          frame_ok=None if r[9] is None else bool(r[9]))
+                          frame_ok=None if r[9] is None else bool(r[9]), vouch=r[10])
                 for r in self._all(sql, tuple(args))]
 
     def cursor(self, room: str) -> RoomCursor | None:

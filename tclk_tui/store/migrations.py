@@ -137,10 +137,12 @@ _V2 = (
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial schema", _V1),
     Migration(2, "agent calls, spend and approvals", _V2),
-    # 1 when the record's line decoded as a valid frame when it was journaled, 0 when it did
-    # not, NULL for records journaled before this column (decoded again on every read).
-    Migration(3, "records remember whether their line was a frame",
-              ("ALTER TABLE records ADD COLUMN frame_ok INTEGER",)),
+    # frame_ok: 1 when the record's line decoded as a valid frame when it was journaled, 0
+    # when it did not. vouch: the profile's keyed hash over the row as written (see
+    # engine/evidence.py). NULL in both for records journaled before: checked on every read.
+    Migration(3, "records remember, vouched for, that they were checked",
+              ("ALTER TABLE records ADD COLUMN frame_ok INTEGER",
+               "ALTER TABLE records ADD COLUMN vouch BLOB")),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
@@ -66,6 +66,8 @@ class RecordRow:
     received_ms: int
     # Whether `line` decoded as a valid tclk/1 frame when it was journaled (None: not known).
     frame_ok: bool | None = None
+    # The profile's keyed hash over the row as written, for a restart to trust it by.
+    vouch: bytes | None = field(default=None, repr=False)
 
 
 @dataclass(frozen=True)

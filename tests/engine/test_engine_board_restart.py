@@ -98,9 +98,14 @@ def _reason(line: str) -> str:
     raise AssertionError("the line is a valid frame")
 
 
-@pytest.mark.parametrize("journaled_before_the_column", [False, True])
+@pytest.mark.parametrize("edit", [
+    "",  # as journaled
+    "UPDATE records SET frame_ok = NULL, vouch = NULL",  # journaled before the columns
+    "UPDATE records SET frame_ok = 1",  # said to be a frame, behind the vouch's back
+    "UPDATE records SET vouch = randomblob(16)",  # another profile's journal
+])
 async def test_a_journaled_line_that_was_no_frame_is_refused_again_after_a_restart(
-        pair: Pair, journaled_before_the_column: bool):
+        pair: Pair, edit: str):
     offer_id = await _offer(pair.alice, "1000")
     # Signed and JSON, so journaled, but no valid frame: taken as one, it would break the board.
     line = 'tclk1 {"from":"' + pair.bob.did + '","type":"offer"}'
@@ -110,9 +115,25 @@ async def test_a_journaled_line_that_was_no_frame_is_refused_again_after_a_resta
     assert pair.alice.board.rejected().get(reason) == 1
     path = pair.alice.journal.path
     await pair.alice.close()
-    if journaled_before_the_column:
+    if edit:
         with sqlite3.connect(path) as conn:
-            conn.execute("UPDATE records SET frame_ok = NULL")
+            conn.execute(edit)
     alice = await pair.reopen("alice")
     assert alice.board.rejected().get(reason) == 1
     assert [row[0] for row in _rows(alice)] == [offer_id]
+
+
+async def test_a_journaled_offer_edited_in_the_file_is_refused_after_a_restart(pair: Pair):
+    kept = await _offer(pair.alice, "1000")
+    edited = await _offer(pair.alice, "2000")
+    await pair.bob.sync()
+    path = pair.bob.journal.path
+    await pair.bob.close()
+    with sqlite3.connect(path) as conn:  # a lower amount, the same signature and vouch
+        changed = conn.execute("UPDATE records SET line = replace(line, '\"2000\"', '\"1\"') "
+                               "WHERE line LIKE '%\"2000\"%'").rowcount
+    assert changed == 1
+    bob = await pair.reopen("bob")
+    assert [row[0] for row in _rows(bob)] == [kept]
+    assert bob.board.get(edited) is None
+    assert bob.board.rejected().get("record signature does not verify") == 1
