@@ -30,7 +30,8 @@ from nacl._sodium import ffi as _sodium_ffi
 from nacl._sodium import lib as _sodium_lib
 from nacl.bindings import crypto_sign_open
 
-from tclk_tui.protocol.codec import decode_frame
+from tclk_tui.protocol.canonical_lines import read_canonical as _read_canonical
+from tclk_tui.protocol.codec import decode_frame, decode_frame_reference
 from tclk_tui.protocol.didkey import DID_RE, public_key_from_did_key
 from tclk_tui.protocol.errors import TclkError
 from tclk_tui.protocol.ids import contract_id
@@ -229,6 +230,14 @@ def _verify_fields(
     public_key = _sender_key(sender) if len(sender) <= _MAX_DID_CHARS else None
     if public_key is None:
         return "record sender is not an Ed25519 did:key"
+    return _signature_opens(raw, room, nonce, line, public_key, scratch)
+
+
+def _signature_opens(
+    raw: bytes, room: str, nonce: str, line: str, public_key: bytes,
+    scratch: tuple[Any, Any] | None,
+) -> str | None:
+    """None when the 64 signature bytes `raw` sign `<room>|<nonce>|<line>` under the key."""
     try:
         # libsodium directly: the fold's one unavoidable cost, without a wrapper around it.
         joined = f"{room}|{nonce}|{line}"  # `signed_message`, written out for its usual case
@@ -424,27 +433,26 @@ def _decoded(line: str) -> tuple[dict[str, Any] | None, str | None]:
         return None, f"tclk: frame could not be decoded ({type(exc).__name__})"
 
 
-def _fold_one(
+def _after_verify(
     state: ContractState | None,
-    fields: tuple[Any, ...] | None,
-    binding: str,
-    rooms: dict[str, str],
-    scratch: tuple[Any, Any],
+    room: str,
+    stamp: Any,
+    line: str,
+    sender: str,
+    board_only: bool,
+    deal_rooms: dict[str, str],
 ) -> tuple[ContractState | None, str | None, bool, str | None]:
-    """(next state, frame type, ok, reason) for one record; `rooms` remembers, for this fold
-    only, the deal room derived from each contract id already seen, and `scratch` holds its
-    verify buffers."""
-    reason = _verify_fields(fields, scratch)
-    if reason is not None:
-        return state, None, False, reason
-    assert fields is not None
-    room, _seq, stamp, line, sender = fields[:5]
-    try:  # `_decoded`, written out: this runs once per record of every fold
-        frame = decode_frame(line)
-    except TclkError as exc:
-        return state, None, False, str(exc)
-    except Exception as exc:
-        return state, None, False, f"tclk: frame could not be decoded ({type(exc).__name__})"
+    """(next state, frame type, ok, reason) for a record whose signature verified; `deal_rooms`
+    remembers, for one fold, the deal room derived from each contract id already seen."""
+    # `decode_frame`, written out: this runs once per record of every fold.
+    frame = _read_canonical(line) if type(line) is str else None
+    if frame is None:
+        try:
+            frame = decode_frame_reference(line)
+        except TclkError as exc:
+            return state, None, False, str(exc)
+        except Exception as exc:
+            return state, None, False, f"tclk: frame could not be decoded ({type(exc).__name__})"
     kind = frame.get("type")
     if not isinstance(kind, str):
         return state, None, False, f"tclk: unknown frame type: {quote(kind)}"
@@ -456,12 +464,14 @@ def _fold_one(
         if room != OFFER_ROOM:
             return state, kind, False, "offer must be posted in tclk-offers"
         return _open_validated(frame), kind, True, None
-    if kind in ("offer", "accept") or state.contract is None or binding == "offer-room":
+    contract = state.contract
+    if contract is None or board_only or kind == "offer" or kind == "accept":
         expected = OFFER_ROOM
     else:
-        known = rooms.get(state.contract)
-        expected = known if known is not None else deal_room(state.contract)
-        rooms[state.contract] = expected
+        known = deal_rooms.get(contract)
+        if known is None:
+            known = deal_rooms[contract] = deal_room(contract)
+        expected = known
     if room != expected:
         where = "tclk-offers" if expected == OFFER_ROOM else f"the derived deal room {expected}"
         return state, kind, False, f"{kind} must be posted in {where}"
@@ -469,32 +479,107 @@ def _fold_one(
     return after, kind, reason is None, reason
 
 
+_SEEN_MAX: Final = 4096  # room names and sender keys a fold remembers (hostile input: bounded)
+
+
+def _remember(fields: tuple[Any, ...], names: set[str], keys: dict[str, bytes]) -> None:
+    """Note a record's room name and sender key when they are valid, for the usual path."""
+    room, sender = fields[0], fields[4]
+    if type(room) is str and len(names) < _SEEN_MAX and _room_ok(room):
+        names.add(room)
+    if type(sender) is str and len(sender) <= _MAX_DID_CHARS and len(keys) < _SEEN_MAX:
+        key = _sender_key(sender)
+        if key is not None:
+            keys[sender] = key
+
+
 def fold_transcript(records: Iterable[object], room_binding: str = "strict") -> Fold:
     """Replay records in order into one contract. Never raises on record content.
 
     `room_binding="strict"` puts post-accept frames in the derived deal room; `"offer-room"`
     keeps the whole deal on the board (for agents that cannot open new rooms).
+
+    A record as the venue writes them (a TranscriptRecord of exact types whose room name and
+    sender this fold has already found valid) passes the shape checks of `_verify_fields` in
+    one expression that implies every one of them; any other record is checked by that
+    function itself, in its order, so every refusal is its own.
     """
     if room_binding not in ROOM_BINDINGS:
         raise TclkError(f"tclk: unknown roomBinding {quote(room_binding)}")
+    board_only = room_binding == "offer-room"
     state: ContractState | None = None
     steps: list[FoldStep] = []
-    rooms: dict[str, str] = {}
+    deal_rooms: dict[str, str] = {}
+    names: set[str] = set()  # room names `_room_ok` admitted in this fold
+    keys: dict[str, bytes] = {}  # `_sender_key` of senders seen in this fold, when a key
     scratch = _open_scratch()
     for index, record in enumerate(records):
         try:
-            fields = _record_fields(record)
-        except Exception:
+            usual = (
+                type(record) is TranscriptRecord
+                and type(room := record.room) is str
+                and room in names
+                and type(seq := record.seq) is int
+                and type(stamp := record.timestamp_ms) is int
+                # both in 0 ..= MAX_SAFE_INTEGER: an OR of ints is negative iff one is, and
+                # below 2**53 iff both non-negative ones are
+                and not (seq | stamp) >> 53
+                and type(line := record.line) is str
+                and type(sender := record.sender) is str
+                and type(nonce := record.nonce) is str
+                and nonce.isascii()
+                and nonce.isdigit()
+                and (nonce[0] != "0" or len(nonce) == 1)
+                and type(signature := record.signature) is str
+                and len(signature) == 86
+                and signature[85] in "AQgw"
+                and (key := keys.get(sender)) is not None
+            )
+        except Exception:  # a record whose slots were never set: the full path says why
+            usual = False
+        if usual:
             fields = None
-        if fields is None:
-            room, seq = "", -1
         else:
-            room = fields[0] if isinstance(fields[0], str) else ""
-            seq = fields[1]
-            if type(seq) is not int or not 0 <= seq <= MAX_SAFE_INTEGER:
-                seq = int(seq) if _is_safe_index(seq) else -1
+            try:
+                fields = _record_fields(record)
+            except Exception:
+                fields = None
+            if fields is None:
+                room, seq = "", -1
+            else:
+                room = fields[0] if isinstance(fields[0], str) else ""
+                seq = fields[1]
+                if type(seq) is not int or not 0 <= seq <= MAX_SAFE_INTEGER:
+                    seq = int(seq) if _is_safe_index(seq) else -1
         try:
-            state, kind, ok, reason = _fold_one(state, fields, room_binding, rooms, scratch)
+            if usual:
+                # The tail of `_verify_fields` once its shape checks have passed (`usual` holds
+                # that signature, nonce and key are set: mypy cannot see through it).
+                try:
+                    raw = _a2b_base64(
+                        signature.encode("ascii").translate(_URLSAFE)  # type: ignore[union-attr]
+                        + b"==",
+                        strict_mode=True,
+                    )
+                except (UnicodeEncodeError, binascii.Error):
+                    reason: str | None = "record signature is not canonical base64url"
+                else:
+                    reason = _signature_opens(
+                        raw, room, nonce, line, key, scratch  # type: ignore[arg-type]
+                    )
+            else:
+                if fields is not None:
+                    _remember(fields, names, keys)
+                reason = _verify_fields(fields, scratch)
+                if reason is None:
+                    assert fields is not None
+                    _room, _seq, stamp, line, sender = fields[:5]
+            if reason is None:
+                state, kind, ok, reason = _after_verify(
+                    state, room, stamp, line, sender, board_only, deal_rooms
+                )
+            else:
+                kind, ok = None, False
         except Exception as exc:  # fail closed: a hostile record is a failed step, never a crash
             failure = type(exc).__name__
             kind, ok, reason = None, False, f"tclk: record could not be folded ({failure})"
