@@ -13,6 +13,7 @@ caller's thread while workers check) would instead hold every worker at the GIL 
 interpreter's whole switch interval (5 ms) each time one finishes a check: the checks would
 wait for the Python rather than overlap it.
 """
+
 from __future__ import annotations
 
 import binascii
@@ -50,7 +51,8 @@ _FORGED: Final = VerifyResult(False, "record signature does not verify")
 # canonical base64url of 64 bytes (`SIGNATURE_RE`).
 _URLSAFE: Final = bytes.maketrans(b"-_+/=", b"+/!!!")
 _MAX_KEYS: Final = 4096
-# An output buffer for every record short of a 4096-character text of 4-byte characters.
+# One output buffer fits every record but those whose text is mostly 4-byte characters (those
+# get one of their own).
 _OPEN_BYTES: Final = 16_384
 _MAX_DID_CHARS: Final = 128
 
