@@ -207,11 +207,6 @@ NEXT_STATUS: Final[Mapping[tuple[str, str], str]] = {
 }
 
 
-def _is_party(state: ContractState, did: object) -> bool:
-    # In `proposed` only the offerer is known, so the would-be acceptor is not yet a party.
-    return did is not None and did in (state.offer.get("from"), state.payer_did, state.payee_did)
-
-
 def _same_contract(kind: str) -> Guard:
     def guard(state: ContractState, frame: Frame, now_ms: Now) -> str | None:
         if frame.get("contract") != state.contract:
@@ -242,8 +237,14 @@ def _sender_is(side: Literal["payer", "payee"], message: str) -> Guard:
 
 
 def _sender_is_party(kind: str) -> Guard:
+    message = f"{kind} from a non-party"
+
     def guard(state: ContractState, frame: Frame, now_ms: Now) -> str | None:
-        return None if _is_party(state, frame.get("from")) else f"{kind} from a non-party"
+        # In `proposed` only the offerer is known, so the would-be acceptor is not yet a party.
+        did = frame.get("from")
+        if did is not None and did in (state.offer.get("from"), state.payer_did, state.payee_did):
+            return None
+        return message
 
     return guard
 
@@ -407,6 +408,12 @@ class Rule:
     wrong_status: Callable[[str], str]
     guards: tuple[Guard, ...]
     effect: Effect
+    targets: Mapping[str, str] = dataclasses.field(init=False, repr=False, compare=False)
+    """`NEXT_STATUS` for this frame type, by status: one lookup with no key to build."""
+
+    def __post_init__(self) -> None:
+        targets = {s: after for (s, t), after in NEXT_STATUS.items() if t == self.frame_type}
+        object.__setattr__(self, "targets", targets)
 
     @property
     def from_statuses(self) -> frozenset[str]:
@@ -534,7 +541,7 @@ def _judge(state: ContractState, frame: Frame, now_ms: Now) -> tuple[ContractSta
         rule = RULES.get(kind) if isinstance(kind, str) else None
         if rule is None:
             return state, f"tclk: unknown frame type: {quote(kind)}"
-        target = NEXT_STATUS.get((state.status, rule.frame_type))
+        target = rule.targets.get(state.status)  # NEXT_STATUS[(status, type)]
         if target is None:
             return state, rule.wrong_status(state.status)
         for guard in rule.guards:
