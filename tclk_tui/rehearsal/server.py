@@ -654,7 +654,9 @@ def create_app(config: VenueConfig | None = None, data_dir: Path | None = None) 
         Middleware(HeaderLimits, venue=venue),
     ]
     if venue.config.compress:
-        middleware.append(Middleware(GZipMiddleware, minimum_size=500))
+        # Level 1, not Starlette's 9: a whole ring's 13 MB export took 0.75 s to compress
+        # before its first byte left at 9, and 0.15 s at 1; what the client reads is the same.
+        middleware.append(Middleware(GZipMiddleware, minimum_size=500, compresslevel=1))
     routes = [
         Route("/", index),
         Route("/llms.txt", index),
