@@ -359,19 +359,23 @@ class Journal:
 
     @staticmethod
     def _checked_record(r: RecordRow) -> RecordRow:
-        return RecordRow(
-            room=_text(r.room, "room", max_len=400),
-            generation=_int(r.generation, "generation"),
-            seq=_int(r.seq, "seq"),
-            ts_ms=_int(r.ts_ms, "ts_ms"),
-            sender=_text(r.sender, "sender", max_len=512),
-            nonce=None if r.nonce is None else _text(r.nonce, "nonce", max_len=64),
-            sig=None if r.sig is None else _text(r.sig, "sig", max_len=512),
-            line=_text(r.line, "line", max_len=1_000_000, empty=True),
-            received_ms=0,
-            frame_ok=None if r.frame_ok is None else bool(r.frame_ok),
-            vouch=None if r.vouch is None else _blob(r.vouch, "vouch", max_len=64),
-        )
+        """`r` itself once every field is checked (a whole ring passes here at a first open,
+        so nothing is copied); `received_ms` is not read: the journal stamps its own."""
+        _text(r.room, "room", max_len=400)
+        _int(r.generation, "generation")
+        _int(r.seq, "seq")
+        _int(r.ts_ms, "ts_ms")
+        _text(r.sender, "sender", max_len=512)
+        if r.nonce is not None:
+            _text(r.nonce, "nonce", max_len=64)
+        if r.sig is not None:
+            _text(r.sig, "sig", max_len=512)
+        _text(r.line, "line", max_len=1_000_000, empty=True)
+        if r.frame_ok is not None and type(r.frame_ok) is not bool:
+            raise StoreError(f"frame_ok must be a bool, not {type(r.frame_ok).__name__}")
+        if r.vouch is not None:
+            _blob(r.vouch, "vouch", max_len=64)
+        return r
 
     def _insert_record(self, conn: sqlite3.Connection, r: RecordRow, now: int) -> RecordInsert:
         # Insert first (the usual case: a record not seen before, one statement); only a
