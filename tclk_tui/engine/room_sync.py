@@ -77,9 +77,9 @@ class RoomSync:
 
         The board once (it routes every accept and board cancel), then each deal's room; the
         journal row is written last so a settled deal never reads as merely accepted. Board
-        records are neither verified nor validated a second time (see `Evidence.replay`): a
-        restart shows the board it closed with for the cost of reading the journal, not of
-        checking 20,000 signatures and offers again.
+        records the journal vouches for are neither verified nor validated a second time (see
+        `Evidence.replay`): a restart shows the board it closed with for the cost of reading
+        the journal, not of checking 20,000 signatures and offers again.
         """
         decoded = DecodedLines()
         with collector_paused():
