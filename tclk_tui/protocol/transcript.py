@@ -136,8 +136,15 @@ def _sender_key(did: str) -> bytes | None:
     return public_key_from_did_key(did)
 
 
+def sender_key(did: str) -> bytes | None:
+    """The Ed25519 public key of a did:key sender, or None when the sender is none; text
+    longer than any did:key is refused before the cache, so hostile senders never fill it."""
+    return _sender_key(did) if len(did) <= _MAX_DID_CHARS else None
+
+
 @lru_cache(maxsize=1024)
-def _room_ok(room: str) -> bool:
+def room_ok(room: str) -> bool:
+    """Whether `room` is a valid transcript room name (names repeat: checked once each)."""
     return len(room) <= 256 and TRANSCRIPT_ROOM_RE.fullmatch(room) is not None
 
 
@@ -195,7 +202,7 @@ def _verify_fields(
     if fields is None:
         return "record is not an object"
     room, seq, stamp, line, sender, nonce, signature = fields
-    if not isinstance(room, str) or not _room_ok(room):
+    if not isinstance(room, str) or not room_ok(room):
         return "record has an invalid room name"
     # Plain ints in range first (every record a venue writes), the full rule otherwise.
     if not (type(seq) is int and 0 <= seq <= MAX_SAFE_INTEGER) and not _is_safe_index(seq):
@@ -227,7 +234,7 @@ def _verify_fields(
         raw = _a2b_base64(signature.encode("ascii").translate(_URLSAFE) + b"==", strict_mode=True)
     except (UnicodeEncodeError, binascii.Error):
         return "record signature is not canonical base64url"
-    public_key = _sender_key(sender) if len(sender) <= _MAX_DID_CHARS else None
+    public_key = sender_key(sender)
     if public_key is None:
         return "record sender is not an Ed25519 did:key"
     return _signature_opens(raw, room, nonce, line, public_key, scratch)
@@ -485,10 +492,10 @@ _SEEN_MAX: Final = 4096  # room names and sender keys a fold remembers (hostile 
 def _remember(fields: tuple[Any, ...], names: set[str], keys: dict[str, bytes]) -> None:
     """Note a record's room name and sender key when they are valid, for the usual path."""
     room, sender = fields[0], fields[4]
-    if type(room) is str and len(names) < _SEEN_MAX and _room_ok(room):
+    if type(room) is str and len(names) < _SEEN_MAX and room_ok(room):
         names.add(room)
-    if type(sender) is str and len(sender) <= _MAX_DID_CHARS and len(keys) < _SEEN_MAX:
-        key = _sender_key(sender)
+    if type(sender) is str and len(keys) < _SEEN_MAX:
+        key = sender_key(sender)
         if key is not None:
             keys[sender] = key
 
@@ -510,8 +517,8 @@ def fold_transcript(records: Iterable[object], room_binding: str = "strict") -> 
     state: ContractState | None = None
     steps: list[FoldStep] = []
     deal_rooms: dict[str, str] = {}
-    names: set[str] = set()  # room names `_room_ok` admitted in this fold
-    keys: dict[str, bytes] = {}  # `_sender_key` of senders seen in this fold, when a key
+    names: set[str] = set()  # room names `room_ok` admitted in this fold
+    keys: dict[str, bytes] = {}  # `sender_key` of senders seen in this fold, when a key
     scratch = _open_scratch()
     for index, record in enumerate(records):
         try:

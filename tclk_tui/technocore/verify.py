@@ -26,12 +26,12 @@ from typing import Final, TypeVar
 from nacl._sodium import ffi as _sodium_ffi
 from nacl._sodium import lib as _sodium_lib
 
-from tclk_tui.protocol.didkey import public_key_from_did_key
 from tclk_tui.protocol.transcript import (
     MAX_SAFE_INTEGER,
-    TRANSCRIPT_ROOM_RE,
     TranscriptRecord,
     VerifyResult,
+    room_ok,
+    sender_key,
     verify_transcript_record,
 )
 
@@ -50,46 +50,13 @@ _FORGED: Final = VerifyResult(False, "record signature does not verify")
 # decoder refuses: with the length and last-letter checks, the decoder then admits exactly the
 # canonical base64url of 64 bytes (`SIGNATURE_RE`).
 _URLSAFE: Final = bytes.maketrans(b"-_+/=", b"+/!!!")
-_MAX_KEYS: Final = 4096
 # One output buffer fits every record but those whose text is mostly 4-byte characters (those
 # get one of their own).
 _OPEN_BYTES: Final = 16_384
-_MAX_DID_CHARS: Final = 128
 
 # One prepared record: the signed bytes (signature then `<room>|<nonce>|<line>`), their length
 # and the sender's key; or the verdict, when it was reached without libsodium.
 Prepared = tuple[bytes, int, bytes] | VerifyResult
-
-
-class _Keys:
-    """Senders' Ed25519 keys, decoded once each (senders repeat across a ring)."""
-
-    def __init__(self) -> None:
-        self._keys: dict[str, bytes] = {}
-
-    def get(self, did: str) -> bytes | None:
-        key = self._keys.get(did)
-        if key is None and len(did) <= _MAX_DID_CHARS:
-            key = public_key_from_did_key(did)
-            if key is not None:
-                if len(self._keys) >= _MAX_KEYS:
-                    self._keys.clear()
-                self._keys[did] = key
-        return key
-
-
-_KEYS: Final = _Keys()
-_ROOMS: Final[set[str]] = set()
-
-
-def _room_ok(room: str) -> bool:
-    if room in _ROOMS:
-        return True
-    if len(room) > 256 or TRANSCRIPT_ROOM_RE.fullmatch(room) is None:
-        return False
-    if len(_ROOMS) < 1024:
-        _ROOMS.add(room)
-    return True
 
 
 def prepare(record: TranscriptRecord) -> Prepared:
@@ -105,7 +72,7 @@ def prepare(record: TranscriptRecord) -> Prepared:
             line, sender = record.line, record.sender
             nonce, signature = record.nonce, record.signature
             if (
-                type(room) is str and _room_ok(room)
+                type(room) is str and room_ok(room)
                 and type(seq) is int and 0 <= seq <= MAX_SAFE_INTEGER
                 and type(stamp) is int and 0 <= stamp <= MAX_SAFE_INTEGER
                 and type(line) is str and type(sender) is str
@@ -114,7 +81,7 @@ def prepare(record: TranscriptRecord) -> Prepared:
                 and type(signature) is str and len(signature) == 86
                 and signature[85] in "AQgw"
             ):
-                key = _KEYS.get(sender)
+                key = sender_key(sender)
                 if key is not None:
                     raw = binascii.a2b_base64(
                         signature.encode("ascii").translate(_URLSAFE) + b"==", strict_mode=True)

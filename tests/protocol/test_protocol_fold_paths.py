@@ -26,9 +26,9 @@ from tclk_tui.protocol.transcript import (
     TranscriptRecord,
     _is_safe_index,
     _record_fields,
-    _room_ok,
     _sender_key,
     fold_transcript,
+    room_ok,
     signed_message,
 )
 
@@ -54,7 +54,7 @@ def reference_verify(fields: tuple[Any, ...] | None) -> str | None:
     if fields is None:
         return "record is not an object"
     room, seq, stamp, line, sender, nonce, signature = fields
-    if not isinstance(room, str) or not _room_ok(room):
+    if not isinstance(room, str) or not room_ok(room):
         return "record has an invalid room name"
     if not _is_safe_index(seq):
         return "record seq must be a non-negative safe integer"
