@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tclk_tui.agents.backend import CommandBackend, CommandFailed, Gate
+from tclk_tui.agents.backend import CommandBackend, CommandFailed, Gate, command_params
 from tclk_tui.agents.catalog import DEAL_TOOLS, TOOL_NAMES, TOOLS
 from tclk_tui.agents.errors import (
     BadParams,
@@ -29,10 +29,19 @@ from tclk_tui.agents.errors import (
     ToolRefused,
     UnknownTool,
 )
-from tclk_tui.agents.limits import DAY_MS, Commitment, Spend, check_commitment, commitment
+from tclk_tui.agents.limits import (
+    DAY_MS,
+    Commitment,
+    Spend,
+    check_commitment,
+    check_some_rail,
+    commitment,
+)
 from tclk_tui.agents.manifest import Manifest, agents_dir, load_manifest, refused
 from tclk_tui.agents.tools import ToolCall, ToolRegistry
+from tclk_tui.engine.commands import REGISTRY, CommandError
 from tclk_tui.engine.gates import wrong_code
+from tclk_tui.engine.rail_ids import offered_rails
 
 MAX_WAIT_S = 300.0
 READ_TOOLS = frozenset({"board", "status", "deals", "rails", "audit", "approval"})
@@ -177,24 +186,29 @@ class AgentDesk:
             if deal_id not in self.ledger.deals_of(call.agent):
                 raise _with_deal(ToolRefused("deal.owner", "the agent acts only on deals it "
                                              "offered or accepted itself"), deal_id)
+            gate = None
+            if tool == "lock":
+                # The rail the engine picks is the rail checked, and from here on it is named,
+                # so the lock (now or once approved) goes on exactly that rail.
+                gate = await self._gate(tool, p, deal_id)
+                p["rail"] = gate.rail
             if tool in ("lock", "reveal"):
-                rails = (p["rail"],) if p.get("rail") else tuple(
-                    [facts["rail"]] if facts.get("rail") else facts.get("rails", ()))
+                rail = gate.rail if gate is not None else facts.get("rail")
                 try:
                     check_commitment(m, commitment(
                         facts, our_role=facts["role"], counterparty=facts.get("counterparty"),
-                        rails=rails), self._spent(call.agent, facts.get("asset", "")),
-                        open_deals=None)
+                        rails=(rail,) if rail else ()),
+                        self._spent(call.agent, facts.get("asset", "")), open_deals=None)
                 except ToolRefused as exc:
                     raise _with_deal(exc, deal_id) from None
             if tool in ("lock", "reveal", "refund", "cancel"):
-                return await self._gated(call, p, m, deal_id), deal_id
+                return await self._gated(call, p, m, deal_id, gate), deal_id
             return await self._engine(tool, p, deal_id), deal_id
         if tool == "offer":
+            bound = self._bound(tool, p)
             c = Commitment(amount=int(p["amount"]) if p["amount"].isdigit() else 0,
-                           asset=p["asset"], rails=tuple(
-                               r.strip() for r in p["rails"].split(",") if r.strip()),
-                           counterparty=None, pays=p.get("role", "payer") == "payer")
+                           asset=p["asset"], rails=offered_rails(p["rails"]),
+                           counterparty=None, pays=bound["role"] == "payer")
             check_commitment(m, c, self._spent(call.agent, c.asset),
                              await self._open(call.agent))
             result = await self._engine(tool, p, None)
@@ -205,14 +219,31 @@ class AgentDesk:
             if offer is None:
                 raise ToolFailed("no such offer on the board")
             ours = "payee" if offer["role"] == "payer" else "payer"
+            usable = await self._usable(offer["rails"])
+            if ours == "payer":  # the lock names the rail, and is checked then
+                check_some_rail(m, usable)
             c = commitment(offer, our_role=ours, counterparty=offer["sender"],
-                           rails=(p["rail"],) if p.get("rail") else None)
+                           rails=usable if ours == "payee" else ())
             check_commitment(m, c, self._spent(call.agent, c.asset),
                              await self._open(call.agent))
             result = await self._engine(tool, p, offer["offer"])
             self._account(call.agent, c, result.get("deal"))
             return result, result.get("deal")
         return await self._engine(tool, p, None), None
+
+    @staticmethod
+    def _bound(tool: str, p: dict[str, Any]) -> dict[str, Any]:
+        """The call's params as the engine will take them, the registry's defaults filled in:
+        a rule reads what the engine will do, never a default of its own."""
+        try:
+            return REGISTRY[tool].bind(command_params(p))
+        except CommandError as exc:
+            raise BadParams(exc.message) from None
+
+    async def _usable(self, offered: list[str]) -> tuple[str, ...]:
+        """The offered rails set up in this wallet: those a deal on this offer can settle on."""
+        here = {r["id"] for r in (await self._engine("rails", {}, None))["rails"]}
+        return tuple(r for r in offered if r in here)
 
     async def _engine(self, tool: str, p: dict[str, Any], deal_id: str | None) -> dict[str, Any]:
         try:
@@ -256,8 +287,8 @@ class AgentDesk:
             raise _with_deal(ToolFailed(exc.reason), deal_id) from None
 
     async def _gated(self, call: ToolCall, p: dict[str, Any], m: Manifest,
-                     deal_id: str) -> dict[str, Any]:
-        gate = await self._gate(call.tool, p, deal_id)
+                     deal_id: str, gate: Gate | None = None) -> dict[str, Any]:
+        gate = gate or await self._gate(call.tool, p, deal_id)
         if gate.blockers:
             raise _with_deal(ToolFailed("; ".join(gate.blockers)), deal_id)
         engine_params = {k: v for k, v in p.items() if k != "wait_s"}
