@@ -15,7 +15,9 @@ import hashlib
 import json
 import secrets
 import time
+import weakref
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -162,7 +164,16 @@ class AgentDesk:
         async def run(call: ToolCall) -> dict[str, Any]:
             deal_id: str | None = None
             try:
-                result, deal_id = await self._run(call)
+                # Check, perform and account are one step per agent, whichever transport and
+                # whichever desk of this wallet the calls came through; waiting for the
+                # operator is not part of it.
+                async with agent_lock(self.ledger, call.agent):
+                    outcome, deal_id = await self._run(call)
+                if isinstance(outcome, _Asked):
+                    result = await self._await_approval(call.agent, outcome.approval_id,
+                                                        call.wait_s)
+                else:
+                    result = outcome
             except ToolError as exc:
                 self._journal(call.agent, call.transport, tool, dict(call.params), exc,
                               deal_id=getattr(exc, "deal_id", None))
@@ -173,7 +184,7 @@ class AgentDesk:
 
         return run
 
-    async def _run(self, call: ToolCall) -> tuple[dict[str, Any], str | None]:
+    async def _run(self, call: ToolCall) -> tuple[dict[str, Any] | _Asked, str | None]:
         tool, p, m = call.tool, dict(call.params), call.manifest
         if tool == "approval":
             return self._approval_status(call.agent, p["approval"]), None
@@ -198,7 +209,8 @@ class AgentDesk:
                     check_commitment(m, commitment(
                         facts, our_role=facts["role"], counterparty=facts.get("counterparty"),
                         rails=(rail,) if rail else ()),
-                        self._spent(call.agent, facts.get("asset", "")), open_deals=None)
+                        self._spent(call.agent, facts.get("asset", ""), besides=deal_id),
+                        open_deals=None)
                 except ToolRefused as exc:
                     raise _with_deal(exc, deal_id) from None
             if tool in ("lock", "reveal", "refund", "cancel"):
@@ -251,10 +263,13 @@ class AgentDesk:
         except CommandFailed as exc:
             raise _with_deal(ToolFailed(exc.reason), deal_id) from None
 
-    def _spent(self, agent: str, asset: str) -> Spend:
+    def _spent(self, agent: str, asset: str, *, besides: str | None = None) -> Spend:
+        """What the agent spent in 24 h; `besides` a deal whose own amount is the one being
+        checked (a lock of a deal the offer or accept already counted), so it counts once."""
         since = self._clock() - DAY_MS
-        return Spend(total_24h=self.ledger.spent(agent, since_ms=since),
-                     asset_24h=self.ledger.spent(agent, since_ms=since, asset=asset))
+        return Spend(total_24h=self.ledger.spent(agent, since_ms=since, besides=besides),
+                     asset_24h=self.ledger.spent(agent, since_ms=since, asset=asset,
+                                                 besides=besides))
 
     async def _open(self, agent: str) -> int:
         count = 0
@@ -287,7 +302,7 @@ class AgentDesk:
             raise _with_deal(ToolFailed(exc.reason), deal_id) from None
 
     async def _gated(self, call: ToolCall, p: dict[str, Any], m: Manifest,
-                     deal_id: str, gate: Gate | None = None) -> dict[str, Any]:
+                     deal_id: str, gate: Gate | None = None) -> dict[str, Any] | _Asked:
         gate = gate or await self._gate(call.tool, p, deal_id)
         if gate.blockers:
             raise _with_deal(ToolFailed("; ".join(gate.blockers)), deal_id)
@@ -301,7 +316,7 @@ class AgentDesk:
                                  params=engine_params, deal_id=deal_id, facts=facts,
                                  facts_digest=facts_digest(gate))
         self._changed()
-        return await self._await_approval(call.agent, approval_id, call.wait_s)
+        return _Asked(approval_id)
 
     async def _perform(self, tool: str, p: dict[str, Any], code: str | None,
                        deal_id: str | None) -> dict[str, Any]:
@@ -389,8 +404,14 @@ class AgentDesk:
 
     async def approve(self, approval_id: str, typed_code: str | None = None, *,
                       acknowledge_late: bool = False):
-        """The operator says yes: re-state the gate, check it is the one approved, perform."""
+        """The operator says yes: re-state the gate, check it is the one approved, perform
+        (in the agent's turn, like its own calls)."""
         row = self._pending_row(approval_id)
+        async with agent_lock(self.ledger, row.agent):
+            return await self._approve(self._pending_row(approval_id), typed_code,
+                                       acknowledge_late=acknowledge_late)
+
+    async def _approve(self, row, typed_code: str | None, *, acknowledge_late: bool):
         if await self._lapse_if_changed(row):
             raise ApprovalError("the gate's facts changed since the agent asked: the approval "
                                 "lapsed, and the agent was told")
@@ -432,6 +453,22 @@ class AgentDesk:
         self._decided.set()
         for listener in list(self._listeners):
             listener()
+
+
+@dataclass(frozen=True, slots=True)
+class _Asked:
+    """A gated call now pending the operator: the caller waits for it outside the agent's
+    turn, so the agent's other calls go on meanwhile."""
+
+    approval_id: str
+
+
+_LOCKS: weakref.WeakKeyDictionary[Any, dict[str, asyncio.Lock]] = weakref.WeakKeyDictionary()
+
+
+def agent_lock(ledger: Any, agent: str) -> asyncio.Lock:
+    """The one lock per agent of a wallet's ledger: every desk over that journal shares it."""
+    return _LOCKS.setdefault(ledger, {}).setdefault(agent, asyncio.Lock())
 
 
 class _Journaled(ToolError):

@@ -127,12 +127,17 @@ class AgentLedger:
                 "VALUES (?, ?, ?, ?, ?)", (agent, deal_id, asset, str(int(amount)), j._now()))
             return cur.rowcount == 1
 
-    def spent(self, agent: str, *, since_ms: int, asset: str | None = None) -> int:
+    def spent(self, agent: str, *, since_ms: int, asset: str | None = None,
+              besides: str | None = None) -> int:
+        """The agent's accounted spend since `since_ms` (of `asset`), less deal `besides`."""
         sql = "SELECT amount FROM agent_spend WHERE agent = ? AND ts_ms > ?"
         args: tuple[Any, ...] = (agent, int(since_ms))
         if asset is not None:
             sql += " AND asset = ?"
             args = (*args, asset)
+        if besides is not None:
+            sql += " AND deal_id != ?"
+            args = (*args, besides)
         return sum(int(r[0]) for r in self._journal._all(sql, args))
 
     def accounted(self, agent: str, deal_id: str) -> bool:
