@@ -6,8 +6,13 @@ is the record's verified `from` DID, which selects the one manifest naming it; a
 manifest gets a refusal and nothing else. Everything read from the room is data: a request is
 only ever one tool call under that manifest and the engine's gates, whatever its text says.
 
-Delivery is at-least-once both ways, so answers are cached by (caller, request id): a replayed
-request gets the same answer again and nothing runs twice. Frames are compact ASCII JSON within
+A signed request runs at most once, ever. Its nonce must be above the last one the wallet took
+from that caller (journaled per caller: the venue's single-use rule, which lasts only while the
+record is in its nonce tail, kept for ever), so a copy re-posted by anyone, or read again after
+a restart, is counted and neither run nor answered. Delivery is at-least-once, so a caller that
+retries (a new signed write) under the same request id gets the cached answer again, and once
+that is gone (a restart) a refusal saying so, never a second run: the latest request ids are
+journaled per caller too. Frames are compact ASCII JSON within
 the venue's 4096 characters; a larger answer goes into notes in an unlisted namespace, and the
 reply names their paths.
 """
@@ -37,6 +42,7 @@ NOTE_KEY = "chat.technocore/notes"
 MAX_FRAME = 4096
 MAX_NOTE = 8000
 CACHE_SIZE = 1024
+MAX_ID = 128  # a request id's JSON, at most: ids are journaled per caller
 MAILBOX_SETTING = "agents.mailbox"
 MAILBOX_RE = re.compile(r"^mb-(p-)?[a-z0-9][a-z0-9_-]{0,44}$")
 
@@ -78,6 +84,7 @@ class RoomServer:
         self._running: dict[tuple[str, str], asyncio.Task[str | None]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self.gaps = 0
+        self.replays = 0
 
     def __repr__(self) -> str:
         return f"RoomServer({self.mailbox!r})"
@@ -109,18 +116,42 @@ class RoomServer:
         records = getattr(event, "records", None)
         if records is not None:
             for record in records:
-                if record.verified and record.sender != self.client.did:
-                    self._spawn(self.handle(record.sender, record.text))
+                if not record.verified or record.sender == self.client.did:
+                    continue
+                if self.desk.agent_for_did(record.sender) is not None \
+                        and not self._fresh(record):
+                    continue
+                self._spawn(self.handle(record.sender, record.text))
         elif type(event).__name__ == "RingGap" and getattr(event, "lost", 0) > 0:
             # Requests were dropped before we read them; their callers see no answer and
             # re-issue under fresh ids, as a ring gap on their side tells them to.
             self.gaps += 1
             log.warning("mailbox %s: ring gap, %d request(s) lost", self.mailbox, event.lost)
 
+    def _fresh(self, record) -> bool:
+        """A caller's signed record is taken once: its nonce must be above the last one taken
+        from that caller (journaled), so a copy re-posted after the venue's nonce tail forgot
+        it, or read again after a restart, runs nothing and is not answered, only counted."""
+        try:
+            nonce = int(record.nonce)
+        except (TypeError, ValueError):
+            nonce = -1
+        if nonce >= 0 and self.desk.ledger.take_nonce(record.sender, nonce):
+            return True
+        self.replays += 1
+        log.warning("mailbox %s: a replayed request from %s (nonce %s) was refused",
+                    self.mailbox, record.sender[:24], str(record.nonce)[:20])
+        return False
+
     def _spawn(self, coro) -> None:
         task = asyncio.ensure_future(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+    async def drain(self) -> None:
+        """Wait until every request read so far has been handled (answered or refused)."""
+        while self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
 
     async def close(self) -> None:
         for task in list(self._tasks):
@@ -151,14 +182,20 @@ class RoomServer:
                 reply_to = params.get("reply_to")
         if not isinstance(reply_to, str) or not MAILBOX_RE.match(reply_to):
             return None  # nowhere to answer: the signed lane only goes to a caller's mailbox
-        if not isinstance(req_id, str | int) or isinstance(req_id, bool):
+        if not isinstance(req_id, str | int) or isinstance(req_id, bool) \
+                or len(json.dumps(req_id)) > MAX_ID:
             return await self._post(reply_to, _error(None, INVALID_REQUEST, "bad id"))
         key = (sender, json.dumps(req_id))
-        if key in self._answers:  # a replay: the same answer again, nothing runs twice
+        if key in self._answers:  # a retry: the same answer again, nothing runs twice
             self._answers.move_to_end(key)
             return await self._post(reply_to, self._answers[key])
-        if key in self._running:  # a replay while the first is still running: one answer
+        if key in self._running:  # a retry while the first is still running: one answer
             return None
+        if self.desk.agent_for_did(sender) is not None \
+                and not self.desk.ledger.take_request_id(sender, key[1]):
+            return await self._post(reply_to, _error(req_id, INVALID_REQUEST, (
+                "this request id was answered already and its answer is no longer held (a "
+                "restart): nothing ran again; read the state, and use a fresh id to ask anew")))
         task = asyncio.ensure_future(self._answer(sender, req_id, frame, params))
         self._running[key] = task
         try:

@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 
 APPROVAL_STATES = ("pending", "approved", "denied", "lapsed", "failed")
 MAX_DETAIL = 2000
+CALLER_SETTING = "agents.caller."  # + the caller's DID: its last nonce and latest request ids
+KEPT_REQUEST_IDS = 256
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,6 +152,39 @@ class AgentLedger:
             "SELECT DISTINCT deal_id FROM agent_calls WHERE agent = ? AND deal_id IS NOT NULL "
             "AND tool IN ('offer', 'accept') AND result_kind = 'ok' ORDER BY deal_id", (agent,))
         return [r[0] for r in rows]
+
+    # -- requests over a room: at most once, ever ------------------------------------------------
+
+    def _caller(self, did: str) -> dict[str, Any]:
+        raw = self._journal.get_setting(CALLER_SETTING + did)
+        try:
+            found = json.loads(raw) if raw else {}
+        except ValueError:
+            found = {}
+        return found if isinstance(found, dict) else {}
+
+    def take_nonce(self, did: str, nonce: int) -> bool:
+        """Whether a caller's signed request with this nonce is new: above the highest one
+        taken from that caller, which it then becomes. The venue keeps that rule only while a
+        record is in its nonce tail; the journal keeps it for ever, in one row per caller."""
+        caller = self._caller(did)
+        last = caller.get("nonce")
+        if isinstance(last, int) and nonce <= last:
+            return False
+        caller["nonce"] = nonce
+        self._journal.set_setting(CALLER_SETTING + did, json.dumps(caller, sort_keys=True))
+        return True
+
+    def take_request_id(self, did: str, req_id: str) -> bool:
+        """Whether this caller has not used this request id yet (among its latest
+        `KEPT_REQUEST_IDS`); it is then recorded as used."""
+        caller = self._caller(did)
+        ids = [i for i in caller.get("ids", []) if isinstance(i, str)]
+        if req_id in ids:
+            return False
+        caller["ids"] = [*ids, req_id][-KEPT_REQUEST_IDS:]
+        self._journal.set_setting(CALLER_SETTING + did, json.dumps(caller, sort_keys=True))
+        return True
 
     # -- approvals ------------------------------------------------------------------------------
 
