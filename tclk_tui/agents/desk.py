@@ -56,10 +56,11 @@ def _now_ms() -> int:
 
 
 def facts_digest(gate: Gate) -> str:
-    """What an approval was given for: the gate's facts, less the clock's countdowns."""
+    """What an approval was given for: the gate's facts, less the clock's countdowns, and
+    whether the action is late (a countdown's one fact that changes what is asked)."""
     stable = [f for f in gate.facts if not str(f.get("label", "")).startswith("time to")]
     text = json.dumps([gate.action, gate.deal_id, gate.contract, gate.status, stable,
-                       list(gate.blockers)], sort_keys=True)
+                       list(gate.blockers), gate.late], sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -396,8 +397,11 @@ class AgentDesk:
         else:
             if facts_digest(gate) == row.facts_digest and not gate.blockers:
                 return False
+            why = list(gate.blockers)
+            if gate.late and not row.facts.get("late"):
+                why.append(f"the {row.tool} is now late (past claimByMs)")
             reason = ("the gate's facts changed since the agent asked"
-                      + (f": {'; '.join(gate.blockers)}" if gate.blockers else ""))
+                      + (f": {'; '.join(why)}" if why else ""))
         self.ledger.decide(row.id, "lapsed", reason=reason)
         self._changed()
         return True
@@ -419,10 +423,13 @@ class AgentDesk:
         if gate.confirm_code is not None and (typed_code or "").strip().lower() != \
                 gate.confirm_code:
             raise ApprovalError(wrong_code())
+        if gate.late and not acknowledge_late:  # the operator's to say, never the agent's
+            raise ApprovalError(f"the {row.tool} is late (past claimByMs): acknowledge the "
+                                "risk to approve it (--late, or the dialog's acknowledgement)")
         try:
-            result = await self.backend.perform(
-                row.tool, dict(row.params), code=gate.confirm_code,
-                acknowledge_late=acknowledge_late or bool(row.params.get("acknowledge_late")))
+            result = await self.backend.perform(row.tool, dict(row.params),
+                                                code=gate.confirm_code,
+                                                acknowledge_late=acknowledge_late)
         except CommandFailed as exc:
             decided = self.ledger.decide(row.id, "failed", reason=exc.reason)
         else:
