@@ -113,10 +113,18 @@ class AgentDesk:
         names = sorted(p.stem for p in folder.glob("*.toml")) if folder.is_dir() else []
         return [self.manifest(n) for n in names]
 
+    def callers(self) -> dict[str, Manifest]:
+        """The DIDs a caller over a room may have, each with the one valid manifest naming it
+        (a DID two manifests name is nobody's: the caller could not be told apart)."""
+        named: dict[str, list[Manifest]] = {}
+        for m in self.manifests():
+            if m.problem is None and m.did:
+                named.setdefault(m.did, []).append(m)
+        return {did: found[0] for did, found in named.items() if len(found) == 1}
+
     def agent_for_did(self, did: str) -> Manifest | None:
         """The one valid manifest naming this DID; None if none (or more than one) does."""
-        found = [m for m in self.manifests() if m.problem is None and m.did == did]
-        return found[0] if len(found) == 1 else None
+        return self.callers().get(did)
 
     def describe(self, agent: str) -> str:
         return self.registry.describe(self.manifest(agent))

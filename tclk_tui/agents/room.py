@@ -2,9 +2,10 @@
 
 A caller writes a request on the signed lane into the wallet's `mb-p-…` mailbox; the wallet
 answers into the caller's own mailbox, named in `_meta` (`chat.technocore/reply`). The caller
-is the record's verified `from` DID, which selects the one manifest naming it; a DID without a
-manifest gets a refusal and nothing else. Everything read from the room is data: a request is
-only ever one tool call under that manifest and the engine's gates, whatever its text says.
+is the record's verified `from` DID, which selects the one manifest naming it; a line from a DID
+no manifest names is counted and nothing else (no answer into a room it chose, no journal row).
+Everything read from the room is data: a request is only ever one tool call under that manifest
+and the engine's gates, whatever its text says.
 
 A signed request runs at most once, ever. Its nonce must be above the last one the wallet took
 from that caller (journaled per caller: the venue's single-use rule, which lasts only while the
@@ -47,7 +48,6 @@ MAILBOX_SETTING = "agents.mailbox"
 MAILBOX_RE = re.compile(r"^mb-(p-)?[a-z0-9][a-z0-9_-]{0,44}$")
 
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
-UNKNOWN_CALLER = -32001
 
 
 def encode(frame: dict[str, Any]) -> str:
@@ -85,6 +85,7 @@ class RoomServer:
         self._tasks: set[asyncio.Task[Any]] = set()
         self.gaps = 0
         self.replays = 0
+        self.strangers = 0
 
     def __repr__(self) -> str:
         return f"RoomServer({self.mailbox!r})"
@@ -115,18 +116,27 @@ class RoomServer:
     async def on_event(self, event) -> None:
         records = getattr(event, "records", None)
         if records is not None:
+            callers = self.desk.callers() if records else {}
             for record in records:
                 if not record.verified or record.sender == self.client.did:
                     continue
-                if self.desk.agent_for_did(record.sender) is not None \
-                        and not self._fresh(record):
-                    continue
-                self._spawn(self.handle(record.sender, record.text))
+                if record.sender not in callers:
+                    self._stranger(record.sender)
+                elif self._fresh(record):
+                    self._spawn(self.handle(record.sender, record.text))
         elif type(event).__name__ == "RingGap" and getattr(event, "lost", 0) > 0:
             # Requests were dropped before we read them; their callers see no answer and
             # re-issue under fresh ids, as a ring gap on their side tells them to.
             self.gaps += 1
             log.warning("mailbox %s: ring gap, %d request(s) lost", self.mailbox, event.lost)
+
+    def _stranger(self, sender: str) -> None:
+        """A line from a DID no manifest names: counted, never parsed, answered or journaled,
+        so strangers cost the wallet no write, no new room and no journal row."""
+        self.strangers += 1
+        if self.strangers in (1, 10) or self.strangers % 100 == 0:
+            log.info("mailbox %s: %d line(s) from DIDs no manifest names, ignored (latest %s)",
+                     self.mailbox, self.strangers, sender[:24])
 
     def _fresh(self, record) -> bool:
         """A caller's signed record is taken once: its nonce must be above the last one taken
@@ -191,8 +201,9 @@ class RoomServer:
             return await self._post(reply_to, self._answers[key])
         if key in self._running:  # a retry while the first is still running: one answer
             return None
-        if self.desk.agent_for_did(sender) is not None \
-                and not self.desk.ledger.take_request_id(sender, key[1]):
+        if self.desk.agent_for_did(sender) is None:
+            return None  # its manifest went away since the line was read: a stranger now
+        if not self.desk.ledger.take_request_id(sender, key[1]):
             return await self._post(reply_to, _error(req_id, INVALID_REQUEST, (
                 "this request id was answered already and its answer is no longer held (a "
                 "restart): nothing ran again; read the state, and use a fresh id to ask anew")))
@@ -202,12 +213,15 @@ class RoomServer:
             reply = await task
         finally:
             self._running.pop(key, None)
+        if reply is None:
+            return None
         self._answers[key] = reply
         while len(self._answers) > CACHE_SIZE:
             self._answers.popitem(last=False)
         return await self._post(reply_to, reply)
 
-    async def _answer(self, sender: str, req_id: Any, frame: dict, params: object) -> str:
+    async def _answer(self, sender: str, req_id: Any, frame: dict, params: object
+                      ) -> str | None:
         method = frame["method"]
         if params is not None and not isinstance(params, dict):
             return _error(req_id, INVALID_PARAMS, "params is an object")
@@ -216,8 +230,7 @@ class RoomServer:
         params.pop("reply_to", None)
         manifest = self.desk.agent_for_did(sender)
         if manifest is None:
-            return _error(req_id, UNKNOWN_CALLER, "no agent of this wallet has this DID: "
-                          "refused")
+            return None  # never answered: a stranger's reply room is the stranger's choice
         if method == "server/discover":
             return _result(req_id, {
                 "supportedVersions": [MCP_VERSION], "capabilities": {"tools": {}},
