@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import hashlib
 import json
+import logging
 import secrets
 import time
 import weakref
@@ -35,6 +36,7 @@ from tclk_tui.agents.limits import (
     DAY_MS,
     Commitment,
     Spend,
+    amount_of,
     check_commitment,
     check_some_rail,
     commitment,
@@ -45,6 +47,7 @@ from tclk_tui.engine.commands import REGISTRY, CommandError
 from tclk_tui.engine.gates import wrong_code
 from tclk_tui.engine.rail_ids import offered_rails
 
+log = logging.getLogger("tclk_tui.agents")
 MAX_WAIT_S = 300.0
 READ_TOOLS = frozenset({"board", "status", "deals", "rails", "audit", "approval"})
 OPEN_STATUSES = ("proposed", "accepted", "locked")
@@ -187,6 +190,13 @@ class AgentDesk:
                 self._journal(call.agent, call.transport, tool, dict(call.params), exc,
                               deal_id=getattr(exc, "deal_id", None))
                 raise _Journaled(exc) from None
+            except Exception as exc:  # a fault of ours: journaled and said, never raw
+                log.exception("agent %s: %s failed unexpectedly", call.agent, tool)
+                failed = ToolFailed(f"the wallet could not run {tool}: unexpected "
+                                    f"{type(exc).__name__}")
+                self._journal(call.agent, call.transport, tool, dict(call.params), failed,
+                              deal_id=deal_id)
+                raise _Journaled(failed) from None
             self._journal(call.agent, call.transport, tool, dict(call.params), result,
                           deal_id=deal_id or result.get("deal"))
             return result
@@ -227,8 +237,8 @@ class AgentDesk:
             return await self._engine(tool, p, deal_id), deal_id
         if tool == "offer":
             bound = self._bound(tool, p)
-            c = Commitment(amount=int(p["amount"]) if p["amount"].isdigit() else 0,
-                           asset=p["asset"], rails=offered_rails(p["rails"]),
+            c = Commitment(amount=amount_of(p["amount"]), asset=p["asset"],
+                           rails=offered_rails(p["rails"]),
                            counterparty=None, pays=bound["role"] == "payer")
             check_commitment(m, c, self._spent(call.agent, c.asset),
                              await self._open(call.agent))

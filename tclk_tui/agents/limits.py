@@ -35,10 +35,19 @@ class Commitment:
     pays: bool  # our side is the payer
 
 
+def amount_of(text: str) -> int:
+    """An amount an agent names, as a number of minimal units, or the refusal saying what one
+    is (`²` and `٣` are digits to Python's `isdigit`, not to the protocol)."""
+    if not (text.isascii() and text.isdigit()) or (len(text) > 1 and text.startswith("0")):
+        raise ToolRefused("params.amount", "amount is a whole number of minimal units (ASCII "
+                          f"digits, no leading 0), not {text[:40]!r}")
+    return int(text)
+
+
 def commitment(facts: dict[str, Any], *, our_role: str, counterparty: str | None,
                rails: tuple[str, ...] | None = None) -> Commitment:
     amount = str(facts.get("amount", "0"))
-    return Commitment(amount=int(amount) if amount.isdigit() else 0,
+    return Commitment(amount=int(amount) if amount.isascii() and amount.isdigit() else 0,
                       asset=str(facts.get("asset", "")),
                       rails=tuple(rails if rails is not None else facts.get("rails", ())),
                       counterparty=counterparty, pays=our_role == "payer")
@@ -115,5 +124,5 @@ def check_commitment(manifest: Manifest, c: Commitment, spent: Spend, open_deals
     check_spend(manifest, c, spent)
 
 
-__all__ = ["DAY_MS", "Commitment", "Spend", "check_commitment", "check_counterparty",
+__all__ = ["DAY_MS", "Commitment", "Spend", "amount_of", "check_commitment", "check_counterparty",
            "check_open_deals", "check_rails", "check_some_rail", "check_spend", "commitment"]

@@ -48,6 +48,7 @@ MAILBOX_SETTING = "agents.mailbox"
 MAILBOX_RE = re.compile(r"^mb-(p-)?[a-z0-9][a-z0-9_-]{0,44}$")
 
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
+INTERNAL_ERROR = -32603
 
 
 def encode(frame: dict[str, Any]) -> str:
@@ -123,7 +124,7 @@ class RoomServer:
                 if record.sender not in callers:
                     self._stranger(record.sender)
                 elif self._fresh(record):
-                    self._spawn(self.handle(record.sender, record.text))
+                    self._spawn(self._handled(record.sender, record.text))
         elif type(event).__name__ == "RingGap" and getattr(event, "lost", 0) > 0:
             # Requests were dropped before we read them; their callers see no answer and
             # re-issue under fresh ids, as a ring gap on their side tells them to.
@@ -153,6 +154,12 @@ class RoomServer:
                     self.mailbox, record.sender[:24], str(record.nonce)[:20])
         return False
 
+    async def _handled(self, sender: str, text: str) -> None:
+        try:
+            await self.handle(sender, text)
+        except Exception as exc:  # the answer could not be posted (the venue): logged
+            log.warning("mailbox %s: could not answer %s: %s", self.mailbox, sender[:24], exc)
+
     def _spawn(self, coro) -> None:
         task = asyncio.ensure_future(coro)
         self._tasks.add(task)
@@ -176,7 +183,7 @@ class RoomServer:
         """Answer one request from a verified sender; returns the reply frame posted (if any)."""
         try:
             frame = _strict(text)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested deeper than we read
             return None  # not JSON-RPC: a chat line, ignored (no reply room to refuse into)
         if not isinstance(frame, dict) or frame.get("jsonrpc") != "2.0" or "method" not in frame:
             return None
@@ -211,6 +218,9 @@ class RoomServer:
         self._running[key] = task
         try:
             reply = await task
+        except Exception as exc:  # a fault of ours: the caller is told, the server goes on
+            log.exception("mailbox %s: a request from %s failed", self.mailbox, sender[:24])
+            reply = _error(req_id, INTERNAL_ERROR, f"unexpected {type(exc).__name__}")
         finally:
             self._running.pop(key, None)
         if reply is None:
@@ -244,10 +254,9 @@ class RoomServer:
         if method != "tools/call":
             return _error(req_id, METHOD_NOT_FOUND, f"no method {str(method)[:60]!r}")
         name, arguments = params.get("name"), params.get("arguments", {})
-        if not isinstance(name, str) or not isinstance(arguments, dict):
-            return _error(req_id, INVALID_PARAMS, "tools/call takes {name, arguments}")
-        try:
-            result = await self.desk.call(manifest.name, name, arguments, transport="room")
+        try:  # an ill-formed call goes to the desk too: it refuses it, and journals that
+            result = await self.desk.call(manifest.name, name if isinstance(name, str) else "",
+                                          arguments, transport="room")
         except (CapabilityViolation, UnknownTool, BadParams) as exc:
             return _error(req_id, INVALID_PARAMS, exc.reason)  # the call did not happen
         except ToolError as exc:
