@@ -289,12 +289,13 @@ class RefereeDesk:
             if round_.jurors and any(j.committed for j in round_.jurors):
                 facts.append(GateFact("vote round", None, ", ".join(
                     f"{v}: {n}" for v, n in round_.counts.items()) or "no opened votes yet"))
-        return GateRequest(action="arbiter-release", deal_id=offer_id, contract=state.contract,
-                           facts=tuple(facts), blockers=tuple(blockers),
-                           confirm_code=code_for(state.contract),
-                           created_ms=now, token=_secrets.token_hex(8))
+        return self._w.stated.state(GateRequest(
+            action="arbiter-release", deal_id=offer_id, contract=state.contract,
+            facts=tuple(facts), blockers=tuple(blockers), confirm_code=code_for(state.contract),
+            created_ms=now, token=_secrets.token_hex(8)))
 
     async def confirm_release(self, request: GateRequest, typed_code: str = "") -> CaseView:
+        request = self._w.stated.stated(request)  # a request this wallet stated, never a face's
         if request.action != "arbiter-release":
             raise GateRefused("not a release request")
         await self.refresh()
@@ -319,6 +320,7 @@ class RefereeDesk:
         except EngineError as exc:
             raise GateRefused(f"could not deliver to the payee: {exc}") from None
         self._set_meta(request.deal_id, decision="released")
+        self._w.stated.answered(request)
         self._w.events.publish(Notice("info", f"case {request.deal_id[:10]}…: released "
                                       f"{self.case(request.deal_id).what} to the payee"))
         return self.case(request.deal_id)

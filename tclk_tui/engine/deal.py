@@ -539,11 +539,11 @@ class DealSession:
         if self.observer:
             blockers = ["this wallet is not a party to the contract: another accept came first",
                         *blockers]
-        return GateRequest(action=action, deal_id=self.deal_id, contract=self.state.contract,
-                           facts=tuple(facts), blockers=tuple(blockers), late=late,
-                           confirm_code=code, created_ms=self.ctx.now_ms(),
-                           token=_secrets.token_hex(8),
-                           prompt=code_prompt(code, digits_of="contract id") if code else "")
+        return self.ctx.stated.state(GateRequest(
+            action=action, deal_id=self.deal_id, contract=self.state.contract,
+            facts=tuple(facts), blockers=tuple(blockers), late=late, confirm_code=code,
+            created_ms=self.ctx.now_ms(), token=_secrets.token_hex(8),
+            prompt=code_prompt(code, digits_of="contract id") if code else ""))
 
     def _time_facts(self, now: int) -> list[GateFact]:
         o = self.offer
@@ -603,7 +603,7 @@ class DealSession:
             facts.append(GateFact("payee claim window", False,
                                   "already past claimByMs: the payee could only reveal late"))
         req = self._request("lock", facts, blockers)
-        return _with_rail(req, chosen)
+        return self.ctx.stated.state(_with_rail(req, chosen))
 
     def _default_rail(self) -> str | None:
         for rail_id in self.offer["rails"]:
@@ -697,7 +697,9 @@ class DealSession:
 
     async def confirm(self, request: GateRequest, *, typed_code: str | None = None,
                       acknowledge_late: bool = False) -> DealView:
-        """Perform a gated action after re-checking every fact now."""
+        """Perform a gated action after re-checking every fact now, on a request this engine
+        stated (a face's made-up one is refused)."""
+        request = self.ctx.stated.stated(request)
         if request.deal_id != self.deal_id:
             raise GateRefused("this confirmation belongs to another deal")
         if request.action == "reveal":
@@ -719,6 +721,7 @@ class DealSession:
         if fresh.late and not acknowledge_late:
             raise GateRefused("the reveal is late (past claimByMs): acknowledge the risk first")
         await getattr(self, f"_do_{request.action}")(fresh)
+        self.ctx.stated.answered(request)
         return self.view()
 
     # -- the actions ---------------------------------------------------------------------------
