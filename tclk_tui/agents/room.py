@@ -10,7 +10,8 @@ and the engine's gates, whatever its text says.
 A signed request runs at most once, ever. Its nonce must be above the last one the wallet took
 from that caller (journaled per caller: the venue's single-use rule, which lasts only while the
 record is in its nonce tail, kept for ever), so a copy re-posted by anyone, or read again after
-a restart, is counted and neither run nor answered. Delivery is at-least-once, so a caller that
+a restart, is counted and neither run nor answered (a new request below the mark is told to
+count up). Delivery is at-least-once, so a caller that
 retries (a new signed write) under the same request id gets the cached answer again, and once
 that is gone (a restart) a refusal saying so, never a second run: the latest request ids are
 journaled per caller too. Frames are compact ASCII JSON within
@@ -152,7 +153,21 @@ class RoomServer:
         self.replays += 1
         log.warning("mailbox %s: a replayed request from %s (nonce %s) was refused",
                     self.mailbox, record.sender[:24], str(record.nonce)[:20])
+        self._spawn(self._stale(record.sender, record.text))
         return False
+
+    async def _stale(self, sender: str, text: str) -> None:
+        """A record below the caller's last nonce that is not a copy of a request already
+        taken (its id is new: a caller whose counter went back) is told to count up; a copy
+        is answered nothing, so a replay costs the wallet no write."""
+        found = _addressed(text)
+        if found is None or not _good_id(found[1]) \
+                or self.desk.ledger.request_id_used(sender, json.dumps(found[1])):
+            return
+        with contextlib.suppress(Exception):  # the venue's trouble: the caller re-asks
+            await self._post(found[2], _error(found[1], INVALID_REQUEST, (
+                "the record's nonce is not above the last one this wallet took from you: a "
+                "signed request runs once; sign it again with a higher nonce")))
 
     async def _handled(self, sender: str, text: str) -> None:
         try:
@@ -181,26 +196,12 @@ class RoomServer:
 
     async def handle(self, sender: str, text: str) -> str | None:
         """Answer one request from a verified sender; returns the reply frame posted (if any)."""
-        try:
-            frame = _strict(text)
-        except (ValueError, RecursionError):  # RecursionError: nested deeper than we read
-            return None  # not JSON-RPC: a chat line, ignored (no reply room to refuse into)
-        if not isinstance(frame, dict) or frame.get("jsonrpc") != "2.0" or "method" not in frame:
-            return None
-        req_id = frame.get("id")
-        if req_id is None:
-            return None  # a notification: nothing to answer
+        found = _addressed(text)
+        if found is None:
+            return None  # not a request we can answer: a chat line, a notification
+        frame, req_id, reply_to = found
         params = frame.get("params")
-        meta = params.get("_meta") if isinstance(params, dict) else None
-        reply_to = meta.get(REPLY_KEY) if isinstance(meta, dict) else None
-        if reply_to is None:  # the plain JSON-RPC binding's spellings
-            reply_to = frame.get("reply_to")
-            if reply_to is None and isinstance(params, dict):
-                reply_to = params.get("reply_to")
-        if not isinstance(reply_to, str) or not MAILBOX_RE.match(reply_to):
-            return None  # nowhere to answer: the signed lane only goes to a caller's mailbox
-        if not isinstance(req_id, str | int) or isinstance(req_id, bool) \
-                or len(json.dumps(req_id)) > MAX_ID:
+        if not _good_id(req_id):
             return await self._post(reply_to, _error(None, INVALID_REQUEST, "bad id"))
         key = (sender, json.dumps(req_id))
         if key in self._answers:  # a retry: the same answer again, nothing runs twice
@@ -290,6 +291,34 @@ class RoomServer:
                        "result": {"_meta": {NOTE_KEY: paths}, "resultType": "complete",
                                   "content": [{"type": "text", "text": "the answer is in the "
                                                "notes named in _meta, in order"}]}})
+
+
+def _addressed(text: str) -> tuple[dict[str, Any], Any, str] | None:
+    """(frame, id, reply mailbox) of a JSON-RPC request that can be answered, else None."""
+    try:
+        frame = _strict(text)
+    except (ValueError, RecursionError):  # RecursionError: nested deeper than we read
+        return None
+    if not isinstance(frame, dict) or frame.get("jsonrpc") != "2.0" or "method" not in frame:
+        return None
+    req_id = frame.get("id")
+    if req_id is None:
+        return None  # a notification: nothing to answer
+    params = frame.get("params")
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    reply_to = meta.get(REPLY_KEY) if isinstance(meta, dict) else None
+    if reply_to is None:  # the plain JSON-RPC binding's spellings
+        reply_to = frame.get("reply_to")
+        if reply_to is None and isinstance(params, dict):
+            reply_to = params.get("reply_to")
+    if not isinstance(reply_to, str) or not MAILBOX_RE.match(reply_to):
+        return None  # nowhere to answer: the signed lane only goes to a caller's mailbox
+    return frame, req_id, reply_to
+
+
+def _good_id(req_id: Any) -> bool:
+    return isinstance(req_id, str | int) and not isinstance(req_id, bool) \
+        and len(json.dumps(req_id)) <= MAX_ID
 
 
 def _result(req_id: Any, result: dict[str, Any]) -> str:

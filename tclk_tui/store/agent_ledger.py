@@ -175,6 +175,9 @@ class AgentLedger:
         self._journal.set_setting(CALLER_SETTING + did, json.dumps(caller, sort_keys=True))
         return True
 
+    def request_id_used(self, did: str, req_id: str) -> bool:
+        return req_id in self._caller(did).get("ids", [])
+
     def take_request_id(self, did: str, req_id: str) -> bool:
         """Whether this caller has not used this request id yet (among its latest
         `KEPT_REQUEST_IDS`); it is then recorded as used."""

@@ -9,6 +9,7 @@ import asyncio
 import httpx
 import pytest
 
+from tclk_tui.agents.room import encode
 from tclk_tui.agents.room_caller import RpcError
 from tclk_tui.technocore.client import VenueClient
 from tclk_tui.technocore.identity import Identity
@@ -84,3 +85,20 @@ async def test_a_replayed_request_is_refused_after_the_tail_is_buried_and_a_rest
     assert [c.tool for c in desks.alice.ledger.calls("buyer")] == ["deals", "offer"]
     assert await _answers(desks.pair.venue.url, caller.reply_mailbox, "once-1") == 2  # +refusal
     assert server.replays == 1  # counted, never answered
+
+
+async def test_a_caller_whose_nonces_went_back_is_told_to_count_up(desks):
+    async with agent_client(desks.pair.venue.url) as (me, caller), \
+            serving(desks, "alice") as server:
+        desks.manifest("alice", "buyer", manifest_text(extra=f'did = "{me.did}"\n'))
+        await caller.call_tool(server.mailbox, "deals", {}, req_id="up-1")
+        await _bury_the_nonce_tail(desks, server.mailbox)
+        answer = caller.expect("back-1", desks.pair.alice.did)
+        await caller.client.post(server.mailbox, encode({
+            "jsonrpc": "2.0", "id": "back-1", "method": "tools/call",
+            "params": {"name": "offer", "arguments": OFFER,
+                       "_meta": {"chat.technocore/reply": caller.reply_mailbox}}}), nonce=1)
+        async with asyncio.timeout(10):
+            frame = await answer
+    assert frame["error"]["code"] == -32600 and "higher nonce" in frame["error"]["message"]
+    assert desks.pair.alice.deals() == []
