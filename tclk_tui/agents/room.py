@@ -124,8 +124,8 @@ class RoomServer:
                     continue
                 if record.sender not in callers:
                     self._stranger(record.sender)
-                elif self._fresh(record):
-                    self._spawn(self._handled(record.sender, record.text))
+                else:
+                    self._spawn(self._handled(record.sender, record.text, record.nonce))
         elif type(event).__name__ == "RingGap" and getattr(event, "lost", 0) > 0:
             # Requests were dropped before we read them; their callers see no answer and
             # re-issue under fresh ids, as a ring gap on their side tells them to.
@@ -140,38 +140,9 @@ class RoomServer:
             log.info("mailbox %s: %d line(s) from DIDs no manifest names, ignored (latest %s)",
                      self.mailbox, self.strangers, sender[:24])
 
-    def _fresh(self, record) -> bool:
-        """A caller's signed record is taken once: its nonce must be above the last one taken
-        from that caller (journaled), so a copy re-posted after the venue's nonce tail forgot
-        it, or read again after a restart, runs nothing and is not answered, only counted."""
+    async def _handled(self, sender: str, text: str, nonce: str | None) -> None:
         try:
-            nonce = int(record.nonce)
-        except (TypeError, ValueError):
-            nonce = -1
-        if nonce >= 0 and self.desk.ledger.take_nonce(record.sender, nonce):
-            return True
-        self.replays += 1
-        log.warning("mailbox %s: a replayed request from %s (nonce %s) was refused",
-                    self.mailbox, record.sender[:24], str(record.nonce)[:20])
-        self._spawn(self._stale(record.sender, record.text))
-        return False
-
-    async def _stale(self, sender: str, text: str) -> None:
-        """A record below the caller's last nonce that is not a copy of a request already
-        taken (its id is new: a caller whose counter went back) is told to count up; a copy
-        is answered nothing, so a replay costs the wallet no write."""
-        found = _addressed(text)
-        if found is None or not _good_id(found[1]) \
-                or self.desk.ledger.request_id_used(sender, json.dumps(found[1])):
-            return
-        with contextlib.suppress(Exception):  # the venue's trouble: the caller re-asks
-            await self._post(found[2], _error(found[1], INVALID_REQUEST, (
-                "the record's nonce is not above the last one this wallet took from you: a "
-                "signed request runs once; sign it again with a higher nonce")))
-
-    async def _handled(self, sender: str, text: str) -> None:
-        try:
-            await self.handle(sender, text)
+            await self.handle(sender, text, nonce)
         except Exception as exc:  # the answer could not be posted (the venue): logged
             log.warning("mailbox %s: could not answer %s: %s", self.mailbox, sender[:24], exc)
 
@@ -194,24 +165,28 @@ class RoomServer:
 
     # -- one request ----------------------------------------------------------------------------
 
-    async def handle(self, sender: str, text: str) -> str | None:
-        """Answer one request from a verified sender; returns the reply frame posted (if any)."""
+    async def handle(self, sender: str, text: str, nonce: str | None) -> str | None:
+        """Answer one request from a caller a manifest names, signed with `nonce`; returns
+        the reply frame posted (if any). Everything up to the journal's `take_request` runs
+        before the first await, so requests are taken in the order they were read."""
         found = _addressed(text)
-        if found is None:
-            return None  # not a request we can answer: a chat line, a notification
+        if found is None or self.desk.agent_for_did(sender) is None:
+            return None  # not a request we can answer (a chat line), or a stranger's now
         frame, req_id, reply_to = found
         params = frame.get("params")
-        if not _good_id(req_id):
+        good = _good_id(req_id)
+        key = (sender, json.dumps(req_id) if good else "")
+        taken = self.desk.ledger.take_request(sender, _nonce(nonce), key[1] if good else None)
+        if taken == "replay":
+            return await self._replayed(sender, nonce, req_id if good else None, reply_to)
+        if not good:
             return await self._post(reply_to, _error(None, INVALID_REQUEST, "bad id"))
-        key = (sender, json.dumps(req_id))
         if key in self._answers:  # a retry: the same answer again, nothing runs twice
             self._answers.move_to_end(key)
             return await self._post(reply_to, self._answers[key])
         if key in self._running:  # a retry while the first is still running: one answer
             return None
-        if self.desk.agent_for_did(sender) is None:
-            return None  # its manifest went away since the line was read: a stranger now
-        if not self.desk.ledger.take_request_id(sender, key[1]):
+        if taken == "used":
             return await self._post(reply_to, _error(req_id, INVALID_REQUEST, (
                 "this request id was answered already and its answer is no longer held (a "
                 "restart): nothing ran again; read the state, and use a fresh id to ask anew")))
@@ -230,6 +205,22 @@ class RoomServer:
         while len(self._answers) > CACHE_SIZE:
             self._answers.popitem(last=False)
         return await self._post(reply_to, reply)
+
+    async def _replayed(self, sender: str, nonce: str | None, req_id: Any,
+                        reply_to: str) -> str | None:
+        """A record whose nonce is not above the last one taken from its caller: nothing runs.
+        A copy of a request already taken (re-posted by anyone once the venue's nonce tail
+        forgot it, or read again after a restart) is counted and not answered, so a replay
+        costs the wallet no write; a new request (the caller's counter went back) is told to
+        count up."""
+        self.replays += 1
+        log.warning("mailbox %s: a replayed request from %s (nonce %s) was refused",
+                    self.mailbox, sender[:24], str(nonce)[:20])
+        if req_id is None or self.desk.ledger.request_id_used(sender, json.dumps(req_id)):
+            return None
+        return await self._post(reply_to, _error(req_id, INVALID_REQUEST, (
+            "the record's nonce is not above the last one this wallet took from you: a signed "
+            "request runs once; sign it again with a higher nonce")))
 
     async def _answer(self, sender: str, req_id: Any, frame: dict, params: object
                       ) -> str | None:
@@ -314,6 +305,13 @@ def _addressed(text: str) -> tuple[dict[str, Any], Any, str] | None:
     if not isinstance(reply_to, str) or not MAILBOX_RE.match(reply_to):
         return None  # nowhere to answer: the signed lane only goes to a caller's mailbox
     return frame, req_id, reply_to
+
+
+def _nonce(text: str | None) -> int | None:
+    try:
+        return int(str(text)) if text is not None and str(text).isascii() else None
+    except ValueError:
+        return None
 
 
 def _good_id(req_id: Any) -> bool:

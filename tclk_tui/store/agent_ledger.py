@@ -163,31 +163,27 @@ class AgentLedger:
             found = {}
         return found if isinstance(found, dict) else {}
 
-    def take_nonce(self, did: str, nonce: int) -> bool:
-        """Whether a caller's signed request with this nonce is new: above the highest one
-        taken from that caller, which it then becomes. The venue keeps that rule only while a
+    def take_request(self, did: str, nonce: int | None, req_id: str | None) -> str:
+        """Take a caller's signed request, in one write: `replay` when its nonce is not above
+        the highest one taken from that caller (nothing changes), else the nonce is taken and
+        it is `used` when that caller's request id is among its latest `KEPT_REQUEST_IDS`
+        already, `new` (and recorded) otherwise. The venue keeps the nonce rule only while a
         record is in its nonce tail; the journal keeps it for ever, in one row per caller."""
         caller = self._caller(did)
         last = caller.get("nonce")
-        if isinstance(last, int) and nonce <= last:
-            return False
+        if nonce is None or (isinstance(last, int) and nonce <= last):
+            return "replay"
         caller["nonce"] = nonce
+        ids = [i for i in caller.get("ids", []) if isinstance(i, str)]
+        used = req_id is not None and req_id in ids
+        if req_id is not None and not used:
+            ids = [*ids, req_id][-KEPT_REQUEST_IDS:]
+        caller["ids"] = ids
         self._journal.set_setting(CALLER_SETTING + did, json.dumps(caller, sort_keys=True))
-        return True
+        return "used" if used else "new"
 
     def request_id_used(self, did: str, req_id: str) -> bool:
         return req_id in self._caller(did).get("ids", [])
-
-    def take_request_id(self, did: str, req_id: str) -> bool:
-        """Whether this caller has not used this request id yet (among its latest
-        `KEPT_REQUEST_IDS`); it is then recorded as used."""
-        caller = self._caller(did)
-        ids = [i for i in caller.get("ids", []) if isinstance(i, str)]
-        if req_id in ids:
-            return False
-        caller["ids"] = [*ids, req_id][-KEPT_REQUEST_IDS:]
-        self._journal.set_setting(CALLER_SETTING + did, json.dumps(caller, sort_keys=True))
-        return True
 
     # -- approvals ------------------------------------------------------------------------------
 
