@@ -112,6 +112,8 @@ class WalletBackend:
                 "problems": report.problems}
 
     async def offer_facts(self, offer_id: str) -> dict[str, Any] | None:
+        if not offer_id.strip():  # an empty prefix would name every offer on the board
+            return None
         board = await self._execute("board", {"all": True})
         rows = [o for o in board["offers"] if o["offer"] == offer_id]
         if not rows:
