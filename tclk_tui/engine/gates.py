@@ -10,8 +10,8 @@ import collections
 from dataclasses import dataclass, field
 from typing import Literal
 
-GateAction = Literal["lock", "reveal", "cancel", "refund", "seed-backup", "secret-reveal",
-                     "arbiter-release"]
+GateAction = Literal["lock", "reveal", "cancel", "refund", "seed-backup", "seed-restore",
+                     "secret-reveal", "arbiter-release"]
 
 
 class GateRefused(Exception):

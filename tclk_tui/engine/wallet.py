@@ -30,6 +30,7 @@ from tclk_tui.engine.events import EventBus, Notice, VenueStatus
 from tclk_tui.engine.evidence import Evidence
 from tclk_tui.engine.evm import load_evm_settings, open_evm_rail
 from tclk_tui.engine.gates import GateRequest, StatedGates
+from tclk_tui.engine.identity_key import IDENTITY_ENTRY, load_identity
 from tclk_tui.engine.keeper import VaultKeeper
 from tclk_tui.engine.mailbox import PrivateMail
 from tclk_tui.engine.offers import OfferDesk
@@ -58,10 +59,7 @@ from tclk_tui.technocore.client import VenueClient
 from tclk_tui.technocore.errors import VenueError
 from tclk_tui.technocore.identity import Identity
 from tclk_tui.vault.errors import VaultError
-from tclk_tui.vault.seed import Vault, derive_bytes
-
-IDENTITY_ENTRY = "identity-ed25519"
-IDENTITY_DOMAIN = "tclk-tui identity ed25519 v1"
+from tclk_tui.vault.seed import Vault
 
 
 def wall_clock_ms() -> int:
@@ -193,7 +191,7 @@ class Wallet:
                     "vault holds none of its secrets: open the profile's own vault (see "
                     "`tclk-tui vault doctor`) or restore its master seed; nothing was created")
             vault.ensure_seed()
-            identity = _load_identity(vault)
+            identity = load_identity(vault)
         except VaultError as exc:
             journal.close()
             raise EngineError(f"the vault cannot be used: {exc}") from None
@@ -373,8 +371,11 @@ class Wallet:
     def confirm_seed_backup(self, request: GateRequest, typed_code: str = "") -> str:
         return self.gates.confirm_seed_backup(request, typed_code)
 
-    async def restore_seed(self, text: str) -> str:
-        return self.gates.restore_seed(text)
+    def request_seed_restore(self, text: str) -> GateRequest:
+        return self.gates.request_seed_restore(text)
+
+    def confirm_seed_restore(self, request: GateRequest, typed_code: str = "") -> str:
+        return self.gates.confirm_seed_restore(request, typed_code)
 
     def request_secret_reveal(self, deal_id: str) -> GateRequest:
         return self.gates.request_secret_reveal(deal_id)
@@ -402,15 +403,4 @@ def take_profile_lock(profile_dir: Path) -> ProfileLock:
         raise ProfileBusy(str(exc), exc.pid) from None
 
 
-def _load_identity(vault: Vault) -> Identity:
-    """The profile's Ed25519 identity: derived from the master seed, so the one seed backup
-    restores the DID too, and cached in the vault like every derived secret."""
-    backend = vault.backend
-    seed = backend.get(IDENTITY_ENTRY)
-    if seed is None:
-        seed = derive_bytes(vault.master_seed(), IDENTITY_DOMAIN)
-        backend.put(IDENTITY_ENTRY, seed)
-    return Identity.from_seed(bytes(seed))
-
-
-__all__ = ["EngineError", "ProfileBusy", "Wallet"]
+__all__ = ["IDENTITY_ENTRY", "EngineError", "ProfileBusy", "Wallet"]

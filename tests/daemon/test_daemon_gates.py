@@ -83,3 +83,36 @@ async def test_an_arbiter_releases_only_on_a_request_it_stated(pair: Pair):  # n
     request = desk.request_release(offer_id)
     released = await desk.confirm_release(request, contract[2:6])
     assert released.decision == "released"
+
+
+async def test_a_face_on_the_socket_replaces_no_seed_without_the_engines_gate(
+        pair: Pair, tmp_path):  # noqa: F811
+    from tclk_tui.daemon.wire import METHOD_NOT_FOUND
+    from tclk_tui.vault.backend import MemoryVaultBackend
+    from tclk_tui.vault.seed import Vault
+
+    bob, folder = pair.bob, pair.data_dir / "bob"
+    kept = bob.vault.export_seed()
+    other = Vault(MemoryVaultBackend(), profile="x")
+    other.ensure_seed()
+
+    def port(name: str, *args: Any) -> Any:
+        with DaemonClient.for_profile(folder, timeout_s=60) as client:
+            return client.call("port.call", {"target": "wallet", "name": name,
+                                             "args": list(args)})
+
+    async with serve_wallet(bob, folder):
+        with pytest.raises(RpcError) as info:  # the old ungated door is gone
+            await asyncio.to_thread(port, "restore_seed", other.export_seed())
+        assert info.value.code == METHOD_NOT_FOUND
+        with pytest.raises(RpcError) as info:
+            await asyncio.to_thread(port, "confirm_seed_restore",
+                                    _made_up("seed-restore", "", None, "replace"), "replace")
+        assert info.value.code == REFUSED and "no request" in info.value.message
+        request = await asyncio.to_thread(port, "request_seed_restore", other.export_seed())
+        assert request["action"] == "seed-restore" and request["blockers"]
+        assert other.export_seed() not in repr(request)
+        with pytest.raises(RpcError) as info:  # stated, but the seed is in use: kept
+            await asyncio.to_thread(port, "confirm_seed_restore", request, "replace")
+        assert "already uses its master seed" in info.value.message
+    assert bob.vault.export_seed() == kept
