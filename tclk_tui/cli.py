@@ -182,6 +182,8 @@ async def run_command(name: str, params: dict[str, Any], args: argparse.Namespac
     from tclk_tui.engine.errors import ProfileBusy
 
     try:
+        if command.vault_alone:
+            return await _on_the_vault_alone(args, name, params)
         # This process ends with the call: rails whose locks live in it are refused.
         wallet = await open_wallet(args, offline=not command.needs_venue, one_shot=True)
     except ProfileBusy:
@@ -196,6 +198,27 @@ async def run_command(name: str, params: dict[str, Any], args: argparse.Namespac
         return await execute(wallet, name, params)
     finally:
         await wallet.close()
+
+
+async def _on_the_vault_alone(args: argparse.Namespace, name: str,
+                              params: dict[str, Any]) -> dict[str, Any]:
+    """A master seed command with no owner running: on the profile's vault alone, under the
+    profile's lock (an engine opening meanwhile would make a seed of its own)."""
+    from tclk_tui.engine.errors import ProfileBusy
+    from tclk_tui.engine.paths import make_private_dir
+    from tclk_tui.engine.secrets_gates import VaultAlone
+    from tclk_tui.store.profile_lock import ProfileLock, ProfileLocked
+
+    folder = profile_dir(args)
+    make_private_dir(folder)
+    try:
+        lock = ProfileLock.acquire(folder)
+    except ProfileLocked as exc:
+        raise ProfileBusy(str(exc), exc.pid) from None
+    try:
+        return await execute(VaultAlone(open_profile_vault(args)), name, params)
+    finally:
+        lock.release()
 
 
 def _through_owner(args: argparse.Namespace, name: str,
@@ -248,7 +271,7 @@ def _not_performed(command: Command, gate: dict[str, Any]) -> CommandError:
     flag = _flag(command.param(gate["confirm"]["param"]))
     how = (f"{flag} <{gate['confirm']['prompt']}>" if gate["confirm"]["code_required"] else
            f"{flag} after reading the facts above")
-    return CommandError("confirmation-required", f"{command.name} needs {how}",
+    return CommandError("confirmation-required", f"{command.spelling} needs {how}",
                         {"gate": gate})
 
 
@@ -287,12 +310,14 @@ def cmd_vault(args: argparse.Namespace) -> int:
                            "while it runs; nothing was restored. Run `tclk-tui vault restore` "
                            "and type the seed, or pipe it on stdin (and clear that history "
                            "line)")
-    vault = open_profile_vault(args)
     if args.vault_command == "backup":
-        if not args.yes:
+        import asyncio
+
+        answer = asyncio.run(run_command("seed-backup", {"yes": args.yes}, args))
+        if not answer.get("performed"):
             raise CommandError("confirmation-required", "the master seed restores every deal "
                                "secret: re-run with --yes to print it")
-        seed = vault.export_seed()
+        seed = answer["seed"]
         if args.out:
             path = Path(args.out)
             try:
@@ -312,9 +337,17 @@ def cmd_vault(args: argparse.Namespace) -> int:
         else:
             emit(args, seed, {"seed": seed})
         return 0
+    import asyncio
+
     typed = sys.stdin.isatty()
     text = (getpass.getpass("master seed backup: ") if typed else sys.stdin.readline()).strip()
-    fingerprint = vault.restore_seed(text, replace=args.replace)
+    restore = REGISTRY["seed-restore"]
+    answer = asyncio.run(run_command(restore.name, {"seed": text, "replace": args.replace},
+                                     args))
+    del text
+    if not answer.get("performed"):
+        raise _not_performed(restore, answer["gate"])
+    fingerprint = answer["fingerprint"]
     emit(args, f"master seed restored (fingerprint {fingerprint})",
          {"fingerprint": fingerprint})
     return 0
@@ -589,6 +622,8 @@ def build_parser() -> argparse.ArgumentParser:
         return p
 
     for command in REGISTRY.values():
+        if command.cli is not True:  # hand-written below (the vault's), or not on the CLI
+            continue
         clash = command.param_names & set(GLOBAL_OPTIONS)
         assert not clash, f"{command.name} params clash with global options: {clash}"
         p = add(command.name, cmd_engine, command.summary, _description(command))

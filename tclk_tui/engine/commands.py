@@ -33,7 +33,7 @@ import typing
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from tclk_tui.engine.errors import EngineError, os_error_sentence
 from tclk_tui.engine.gates import GateRefused, GateRequest, WrongCode, wrong_code
@@ -41,6 +41,7 @@ from tclk_tui.engine.words import rehearsal_note
 
 if TYPE_CHECKING:
     from tclk_tui.engine.deal import DealSession
+    from tclk_tui.engine.secrets_gates import SeedGates
     from tclk_tui.engine.views import DealView
     from tclk_tui.engine.wallet import Wallet
 
@@ -135,6 +136,9 @@ class Param:
     choices: tuple[str, ...] | None = None
     positional: bool = False
     metavar: str | None = None
+    # A secret the operator gives (a seed backup, a secret to split): a face never takes it
+    # from a command line (shell history keeps it), and nothing journals or logs it.
+    secret: bool = False
 
     @property
     def base(self) -> type:
@@ -177,7 +181,14 @@ class Param:
         return schema
 
 
-Runner = Callable[["Wallet", dict[str, Any]], Awaitable[dict[str, Any]]]
+Runner = Callable[[Any, dict[str, Any]], Awaitable[dict[str, Any]]]
+
+
+class SeedOwner(Protocol):
+    """What the master seed's commands run on: a wallet, or the profile's vault alone."""
+
+    @property
+    def gates(self) -> SeedGates: ...
 
 
 @dataclass(frozen=True)
@@ -188,7 +199,15 @@ class Command:
     of export files): it runs with `wallet=None` and needs no profile, vault or venue.
     `needs_venue` is False for a command that answers from the wallet's own facts (its DID):
     the wallet opens without contacting the venue, so it works offline.
+    `vault_alone` is True for the master seed's commands: with no engine owning the profile
+    they run on its vault alone (`VaultAlone`), since opening a wallet on a fresh machine would
+    make a seed of its own before a backup could be restored.
     `confirm` names the param that confirms a gated command.
+    `shows_secret` is True for a command whose whole purpose is to show a secret (the seed, a
+    deal's secret, shares) to the operator who asked: it is never an agent's tool.
+    `cli` is how the CLI offers it: True, a subcommand of its name generated from here; a
+    string, the hand-written subcommand that runs it (`vault backup`: its input or output
+    needs a terminal's care); False, not at all (the app's and the socket's).
     """
 
     name: str
@@ -200,12 +219,22 @@ class Command:
     needs_wallet: bool = True
     needs_venue: bool = True
     confirm: str | None = None
+    vault_alone: bool = False
+    shows_secret: bool = False
+    cli: str | bool = True
     param_names: frozenset[str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "param_names", frozenset(p.name for p in self.params))
         if self.gated and self.confirm not in self.param_names:
             raise ValueError(f"gated command {self.name} needs a confirm param")
+        if self.cli is True and any(p.secret for p in self.params):
+            raise ValueError(f"{self.name} takes a secret: its CLI subcommand is hand-written")
+
+    @property
+    def spelling(self) -> str:
+        """The command as the CLI spells it (`vault backup` for `seed-backup`)."""
+        return self.cli if isinstance(self.cli, str) else self.name
 
     def param(self, name: str) -> Param:
         return next(p for p in self.params if p.name == name)
@@ -239,7 +268,7 @@ class Command:
         return bound
 
 
-async def execute(wallet: Wallet | None, name: str,
+async def execute(wallet: Wallet | SeedOwner | None, name: str,
                   params: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """Run one command: look it up, check its params, run it, map refusals to CommandError.
 
@@ -253,7 +282,7 @@ async def execute(wallet: Wallet | None, name: str,
     if command.needs_wallet and wallet is None:
         raise CommandError("internal", f"{name} needs an open wallet")
     try:
-        return await command.run(wallet, bound)  # type: ignore[arg-type]
+        return await command.run(wallet, bound)
     except Exception as exc:
         mapped = as_command_error(exc)
         if mapped is None:
@@ -567,6 +596,46 @@ async def _evidence(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
             "records": sum(len(v) for v in bundle["rooms"].values())}
 
 
+async def _seed_backup(owner: SeedOwner, p: dict[str, Any]) -> dict[str, Any]:
+    from tclk_tui.engine.secrets_gates import SEED_BACKUP_CODE
+
+    request = owner.gates.request_seed_backup()
+    if not p["yes"]:
+        return _not_performed(SEED_BACKUP, request)
+    try:  # the operator's yes stands for the code the app's dialog has typed
+        seed = owner.gates.confirm_seed_backup(request, SEED_BACKUP_CODE)
+    except GateRefused as exc:
+        raise _gate_refusal(SEED_BACKUP, request, exc) from None
+    return {"seed": seed, "performed": True}
+
+
+async def _seed_restore(owner: SeedOwner, p: dict[str, Any]) -> dict[str, Any]:
+    from tclk_tui.engine.secrets_gates import SEED_RESTORE_CODE
+
+    request = owner.gates.request_seed_restore(p["seed"])
+    if request.confirm_code is not None and not p["replace"]:
+        return _not_performed(SEED_RESTORE, request)
+    try:  # a restore that replaces nothing has nothing to confirm (`request_seed_restore`)
+        fingerprint = owner.gates.confirm_seed_restore(
+            request, SEED_RESTORE_CODE if p["replace"] else "")
+    except GateRefused as exc:
+        raise _gate_refusal(SEED_RESTORE, request, exc) from None
+    return {"fingerprint": fingerprint, "performed": True}
+
+
+async def _secret_reveal(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
+    deal = _deal(wallet, p["deal"])
+    request = wallet.request_secret_reveal(deal.deal_id)
+    if not (p["confirm"] or "").strip():
+        return _not_performed(SECRET_REVEAL, request)
+    _check_code(SECRET_REVEAL, request, p["confirm"])
+    try:
+        secret = wallet.confirm_secret_reveal(request, p["confirm"])
+    except GateRefused as exc:
+        raise _gate_refusal(SECRET_REVEAL, request, exc) from None
+    return {"deal": deal.deal_id, "secret": secret, "performed": True}
+
+
 IDENTITY = Command(
     "identity", "show this profile's did:key", (),
     "{did, profile, venue}", gated=False, run=_identity, needs_venue=False)
@@ -702,10 +771,31 @@ EVIDENCE = Command(
     (_DEAL, Param("out", str, "the file to write", required=True)),
     "{file, deal, contract, status, records}", gated=False, run=_evidence)
 
+SEED_BACKUP = Command(
+    "seed-backup", "show the master seed's backup text, which restores every deal secret",
+    (_YES,), "{seed, performed: true}: the backup text; unconfirmed, {performed: false, gate}",
+    gated=True, run=_seed_backup, confirm="yes", vault_alone=True, shows_secret=True,
+    cli="vault backup")
+SEED_RESTORE = Command(
+    "seed-restore", "restore the master seed from its backup text",
+    (Param("seed", str, "the backup text (a face reads it without echo or from stdin, never "
+           "from a command line)", required=True, secret=True),
+     Param("replace", bool, "replace the profile's current, different master seed (never one "
+           "in use: its identity or deal secrets derive from it)", default=False)),
+    "{fingerprint, performed: true}; a restore that replaces a seed is unconfirmed without "
+    "replace: {performed: false, gate}", gated=True, run=_seed_restore, confirm="replace",
+    vault_alone=True, cli="vault restore")
+SECRET_REVEAL = Command(
+    "secret-reveal", "show one deal's secret (its preimage or witness) on the screen",
+    (_DEAL, Param("confirm", str, "the first 4 hex of the contract id (of the deal id before "
+                  "there is a contract), typed to confirm", metavar="HEX4")),
+    "{deal, secret, performed: true}; unconfirmed, {performed: false, gate}", gated=True,
+    run=_secret_reveal, confirm="confirm", shows_secret=True, cli=False)
+
 REGISTRY: Mapping[str, Command] = types.MappingProxyType({c.name: c for c in (
     IDENTITY, BOARD, OFFER, ACCEPT, LOCK, REVEAL, REFUND, CANCEL, STATUS, DEALS, HEARTBEAT,
     RECEIPT, RAILS, TALLY, AUDIT, RECONCILE, CASES, MINT, RELEASE, WITHHOLD, VOTE, ROUND,
-    COMMITTEE, EVIDENCE)})
+    COMMITTEE, EVIDENCE, SEED_BACKUP, SEED_RESTORE, SECRET_REVEAL)})
 
-__all__ = ["ERROR_KINDS", "EXIT_CODES", "REGISTRY", "Command", "CommandError", "Param",
+__all__ = ["ERROR_KINDS", "EXIT_CODES", "REGISTRY", "Command", "CommandError", "Param", "SeedOwner",
            "as_command_error", "deal_detail", "deal_summary", "execute", "gate_facts"]

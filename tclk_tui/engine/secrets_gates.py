@@ -4,6 +4,7 @@ show one (the master seed for a backup, a deal's secret) or replace the seed."""
 from __future__ import annotations
 
 import secrets as _secrets
+import time
 from collections.abc import Callable
 
 from tclk_tui.engine.deal_book import DealBook
@@ -126,6 +127,23 @@ class SeedGates:
         del self._restoring[request.token]
         self.stated.answered(request)
         return fingerprint
+
+
+class VaultAlone:
+    """The profile's vault with no engine running: what the master seed's commands run on
+    when no owner answers (`Command.vault_alone`). Its gates state and confirm their own
+    requests like a wallet's."""
+
+    def __init__(self, vault: Vault, now_ms: Callable[[], int] | None = None) -> None:
+        self.vault = vault
+        self.gates = SeedGates(vault, now_ms or _wall_clock_ms, StatedGates())
+
+    def __repr__(self) -> str:
+        return f"VaultAlone({self.vault!r})"
+
+
+def _wall_clock_ms() -> int:
+    return int(time.time() * 1000)
 
 
 def _derived(names: list[str]) -> str:
