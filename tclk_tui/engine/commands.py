@@ -636,6 +636,42 @@ async def _secret_reveal(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
     return {"deal": deal.deal_id, "secret": secret, "performed": True}
 
 
+async def _split(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
+    from tclk_tui.engine.share_gates import split_request
+
+    request, shares = split_request(wallet.arbitration, p["kind"], p["secret"], p["parts"],
+                                    wallet.now_ms())
+    if not p["yes"]:
+        return _not_performed(SPLIT, request)
+    return {"kind": p["kind"], "shares": shares, "performed": True}
+
+
+async def _combine(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
+    from tclk_tui.engine.share_gates import combine_request
+
+    request, result = combine_request(wallet.arbitration, p["kind"], p["shares"],
+                                      p["statement"], wallet.now_ms())
+    if not p["yes"]:
+        return _not_performed(COMBINE, request)
+    return {"kind": p["kind"], "value": result.value, "opens": result.opens, "performed": True}
+
+
+async def _commit_vote(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
+    from tclk_tui.engine.share_gates import vote_request
+
+    request, vote = vote_request(wallet.arbitration, p["contract"], p["verdict"],
+                                 wallet.now_ms())
+    if not p["yes"]:
+        return _not_performed(COMMIT_VOTE, request)
+    return {"contract": vote.contract, "commitment": vote.commitment, "salt": vote.salt,
+            "commit_line": vote.commit_line, "performed": True}
+
+
+async def _verify_vote(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
+    return {"opens": wallet.arbitration.verify_vote(p["commitment"], p["contract"],
+                                                    p["verdict"], p["salt"])}
+
+
 IDENTITY = Command(
     "identity", "show this profile's did:key", (),
     "{did, profile, venue}", gated=False, run=_identity, needs_venue=False)
@@ -791,11 +827,44 @@ SECRET_REVEAL = Command(
                   "there is a contract), typed to confirm", metavar="HEX4")),
     "{deal, secret, performed: true}; unconfirmed, {performed: false, gate}", gated=True,
     run=_secret_reveal, confirm="confirm", shows_secret=True, cli=False)
+_KIND = Param("kind", str, "what the shares are of: a hash lock's preimage or a point lock's "
+              "witness", default="preimage", choices=("preimage", "witness"))
+_SHOW = Param("yes", bool, "confirm: show it (without, the facts of what would be shown)",
+              default=False)
+SPLIT = Command(
+    "split", "split a secret into shares for a committee, each shown once",
+    (_KIND, Param("secret", str, "the secret to split (0x and 64 hex)", required=True,
+                  secret=True),
+     Param("parts", int, "how many shares: 2 to 64", default=3), _SHOW),
+    "{kind, shares, performed: true}; unconfirmed, {performed: false, gate}", gated=True,
+    run=_split, confirm="yes", shows_secret=True, cli=False)
+COMBINE = Command(
+    "combine", "rebuild a secret from a committee's shares, and check it opens the statement",
+    (_KIND, Param("shares", list[str], "every share (0x and 64 hex each)", required=True,
+                  secret=True),
+     Param("statement", str, "the lock's statement the rebuilt secret must open"), _SHOW),
+    "{kind, value, opens, performed: true}; unconfirmed, {performed: false, gate} (its facts "
+    "say whether the value opens the statement)", gated=True, run=_combine, confirm="yes",
+    shows_secret=True, cli=False)
+COMMIT_VOTE = Command(
+    "commit-vote", "make a vote's commitment and the salt that opens it, posting nothing",
+    (Param("contract", str, "the contract id (0x and 64 hex)", required=True),
+     Param("verdict", str, "the verdict, e.g. release", required=True), _SHOW),
+    "{contract, commitment, salt, commit_line, performed: true}; unconfirmed, {performed: "
+    "false, gate}", gated=True, run=_commit_vote, confirm="yes", shows_secret=True, cli=False)
+VERIFY_VOTE = Command(
+    "verify-vote", "check that a verdict and its salt open a vote's commitment",
+    (Param("commitment", str, "the commitment as posted", required=True),
+     Param("contract", str, "the contract id (0x and 64 hex)", required=True),
+     Param("verdict", str, "the verdict revealed", required=True),
+     Param("salt", str, "the salt revealed", required=True, secret=True)),
+    "{opens}", gated=False, run=_verify_vote, cli=False)
 
 REGISTRY: Mapping[str, Command] = types.MappingProxyType({c.name: c for c in (
     IDENTITY, BOARD, OFFER, ACCEPT, LOCK, REVEAL, REFUND, CANCEL, STATUS, DEALS, HEARTBEAT,
     RECEIPT, RAILS, TALLY, AUDIT, RECONCILE, CASES, MINT, RELEASE, WITHHOLD, VOTE, ROUND,
-    COMMITTEE, EVIDENCE, SEED_BACKUP, SEED_RESTORE, SECRET_REVEAL)})
+    COMMITTEE, EVIDENCE, SEED_BACKUP, SEED_RESTORE, SECRET_REVEAL, SPLIT, COMBINE, COMMIT_VOTE,
+    VERIFY_VOTE)})
 
 __all__ = ["ERROR_KINDS", "EXIT_CODES", "REGISTRY", "Command", "CommandError", "Param", "SeedOwner",
            "as_command_error", "deal_detail", "deal_summary", "execute", "gate_facts"]

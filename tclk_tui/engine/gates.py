@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 GateAction = Literal["lock", "reveal", "cancel", "refund", "seed-backup", "seed-restore",
-                     "secret-reveal", "arbiter-release"]
+                     "secret-reveal", "arbiter-release", "arbiter-split", "arbiter-combine",
+                     "vote-commit"]
 
 
 class GateRefused(Exception):
