@@ -1,8 +1,9 @@
 """What the tools run on: the engine's command registry, in the process that owns the wallet.
 
-Every tool but two is one registry command run through `commands.execute`, the same call the
-CLI and the control socket make, so the checks and the answers are the same whoever asks, and
-no answer holds a secret, the seed or a private key. Gated commands are two steps like every
+Every tool but `approval` (the desk's own) is one registry command run through
+`commands.execute`, the same call the CLI and the control socket make, so the checks and the
+answers are the same whoever asks, and no answer holds a secret, the seed or a private key
+(the commands that show one are never tools: `catalog`). Gated commands are two steps like every
 face's: `gate` is the command without its confirmation (the engine's facts), `perform` adds it
 (the engine re-checks everything at that moment, whatever the policy said).
 """
@@ -12,10 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from tclk_tui.agents.catalog import RENAMED
-from tclk_tui.engine.audit import audit_live
-from tclk_tui.engine.commands import REGISTRY, CommandError, execute
-from tclk_tui.engine.errors import EngineError
+from tclk_tui.agents.catalog import BY_NAME, RENAMED, WAIT
+from tclk_tui.engine.commands import Command, CommandError, execute
 from tclk_tui.engine.gates import code_for
 from tclk_tui.engine.wallet import Wallet
 
@@ -66,7 +65,16 @@ class CommandBackend(Protocol):
 
 
 def command_params(params: dict[str, Any]) -> dict[str, Any]:
-    return {UNRENAMED.get(k, k): v for k, v in params.items() if k != "wait_s"}
+    """A tool's params as its command takes them: the command's spelling, no `wait_s`."""
+    return {UNRENAMED.get(k, k): v for k, v in params.items() if k != WAIT.name}
+
+
+def command_of(tool: str) -> Command:
+    """The registry command a tool runs."""
+    declaration = BY_NAME[tool].declaration
+    if declaration is None:
+        raise CommandFailed(f"{tool} runs no engine command")
+    return declaration
 
 
 class WalletBackend:
@@ -85,31 +93,10 @@ class WalletBackend:
             raise CommandFailed(exc.message) from None
 
     async def run(self, tool: str, params: dict[str, Any]) -> dict[str, Any]:
-        if tool == "audit":
-            return await self._audit(params)
-        if REGISTRY[tool].gated:
+        command = command_of(tool)
+        if command.gated:
             raise CommandFailed(f"{tool} is gated: it goes through gate and perform")
-        return await self._execute(tool, command_params(params))
-
-    async def _audit(self, p: dict[str, Any]) -> dict[str, Any]:
-        """Fold the venue's own exports of the board and the deal room, as an auditor would."""
-        try:
-            deal = self.wallet.deal(p["deal"])
-        except EngineError as exc:
-            raise CommandFailed(str(exc)) from None
-        if not deal.state.contract or not deal.room:
-            raise CommandFailed("the deal has no contract yet: nothing to audit")
-        try:
-            report = await audit_live(self.wallet.client.export, deal.state.contract)
-        except Exception as exc:  # the venue's trouble is the answer, never a crash
-            raise CommandFailed(f"the venue's exports could not be read: {exc}") from None
-        found = [c for c in report.contracts if c.contract == deal.state.contract]
-        return {"deal": deal.deal_id, "contract": deal.state.contract,
-                "venue_status": found[0].status if found else None,
-                "wallet_status": deal.state.status,
-                "agree": bool(found) and found[0].status == deal.state.status,
-                "records": report.records, "unverified": report.unverified,
-                "problems": report.problems}
+        return await self._execute(command.name, command_params(params))
 
     async def offer_facts(self, offer_id: str) -> dict[str, Any] | None:
         if not offer_id.strip():  # an empty prefix would name every offer on the board
@@ -127,7 +114,7 @@ class WalletBackend:
             return None
 
     async def gate(self, tool: str, params: dict[str, Any]) -> Gate:
-        answer = await self._execute(tool, command_params(params))
+        answer = await self._execute(command_of(tool).name, command_params(params))
         gate = answer.get("gate") or {}
         facts = await self.deal_facts(params["deal"])
         contract = gate.get("contract")
@@ -142,7 +129,7 @@ class WalletBackend:
 
     async def perform(self, tool: str, params: dict[str, Any], *, code: str | None,
                       acknowledge_late: bool) -> dict[str, Any]:
-        command = REGISTRY[tool]
+        command = command_of(tool)
         p = command_params(params)
         if command.confirm == "confirm":  # the reveal: the contract id's first 4 hex
             facts = await self.deal_facts(params["deal"])
@@ -153,7 +140,7 @@ class WalletBackend:
             p["late"] = acknowledge_late
         else:
             p[command.confirm or "yes"] = True
-        return await self._execute(tool, p)
+        return await self._execute(command.name, p)
 
 
 __all__ = ["CommandBackend", "CommandFailed", "Gate", "WalletBackend", "command_params"]

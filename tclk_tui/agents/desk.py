@@ -22,8 +22,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tclk_tui.agents.backend import CommandBackend, CommandFailed, Gate, command_params
-from tclk_tui.agents.catalog import DEAL_TOOLS, TOOL_NAMES, TOOLS
+from tclk_tui.agents.backend import (
+    CommandBackend,
+    CommandFailed,
+    Gate,
+    command_of,
+    command_params,
+)
+from tclk_tui.agents.catalog import BY_NAME, READ_TOOLS, TOOL_NAMES, tool_registry
 from tclk_tui.agents.errors import (
     BadParams,
     CapabilityViolation,
@@ -43,13 +49,12 @@ from tclk_tui.agents.limits import (
 )
 from tclk_tui.agents.manifest import Manifest, agents_dir, load_manifest, refused
 from tclk_tui.agents.tools import ToolCall, ToolRegistry
-from tclk_tui.engine.commands import REGISTRY, CommandError
+from tclk_tui.engine.commands import CommandError
 from tclk_tui.engine.gates import wrong_code
 from tclk_tui.engine.rail_ids import offered_rails
 
 log = logging.getLogger("tclk_tui.agents")
 MAX_WAIT_S = 300.0
-READ_TOOLS = frozenset({"board", "status", "deals", "rails", "audit", "approval"})
 OPEN_STATUSES = ("proposed", "accepted", "locked")
 
 
@@ -85,10 +90,7 @@ class AgentDesk:
         self._manifests: dict[str, tuple[float, Manifest]] = {}
         self._listeners: list[Callable[[], None]] = []
         self._decided = asyncio.Event()
-        self.registry = ToolRegistry()
-        for name, description, params, gated in TOOLS:
-            self.registry.register(name, description, self._runner(name), params=params,
-                                   gated=gated)
+        self.registry = tool_registry(lambda tool: self._runner(tool.name))
 
     def __repr__(self) -> str:
         return f"AgentDesk({self.profile_dir.name!r})"
@@ -204,10 +206,12 @@ class AgentDesk:
         return run
 
     async def _run(self, call: ToolCall) -> tuple[dict[str, Any] | _Asked, str | None]:
+        """The tool's policy (`catalog`) around its command, then the command."""
         tool, p, m = call.tool, dict(call.params), call.manifest
-        if tool == "approval":
+        entry = BY_NAME[tool]
+        if entry.declaration is None:  # the desk's own: the agent's approval
             return self._approval_status(call.agent, p["approval"]), None
-        if tool in DEAL_TOOLS:
+        if entry.policy.own_deal:
             facts = await self.backend.deal_facts(p["deal"])
             if facts is None:
                 raise _with_deal(ToolFailed(f"no deal {p['deal'][:40]!r}"), None)
@@ -222,7 +226,7 @@ class AgentDesk:
                 # so the lock (now or once approved) goes on exactly that rail.
                 gate = await self._gate(tool, p, deal_id)
                 p["rail"] = gate.rail
-            if tool in ("lock", "reveal"):
+            if entry.policy.commits:
                 rail = gate.rail if gate is not None else facts.get("rail")
                 try:
                     check_commitment(m, commitment(
@@ -232,7 +236,7 @@ class AgentDesk:
                         open_deals=None)
                 except ToolRefused as exc:
                     raise _with_deal(exc, deal_id) from None
-            if tool in ("lock", "reveal", "refund", "cancel"):
+            if entry.gated:
                 return await self._gated(call, p, m, deal_id, gate), deal_id
             return await self._engine(tool, p, deal_id), deal_id
         if tool == "offer":
@@ -267,7 +271,7 @@ class AgentDesk:
         """The call's params as the engine will take them, the registry's defaults filled in:
         a rule reads what the engine will do, never a default of its own."""
         try:
-            return REGISTRY[tool].bind(command_params(p))
+            return command_of(tool).bind(command_params(p))
         except CommandError as exc:
             raise BadParams(exc.message) from None
 
@@ -517,7 +521,7 @@ def _journal_params(registry: ToolRegistry, tool: str, params: object) -> dict[s
         spec = registry.spec(tool)
     except UnknownTool:
         return {"_names": sorted(str(k)[:40] for k in params)[:20]}
-    known = {p.name for p in spec.params}
+    known = spec.param_names
     out: dict[str, Any] = {}
     for key, value in params.items():
         if key in known and isinstance(value, str | int | bool) and value is not None:
@@ -528,5 +532,5 @@ def _journal_params(registry: ToolRegistry, tool: str, params: object) -> dict[s
     return out
 
 
-__all__ = ["TOOLS", "TOOL_NAMES", "AgentDesk", "ApprovalError", "BadParams",
+__all__ = ["TOOL_NAMES", "AgentDesk", "ApprovalError", "BadParams",
            "CapabilityViolation", "facts_digest"]

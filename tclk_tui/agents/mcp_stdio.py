@@ -20,7 +20,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from tclk_tui.agents.catalog import TOOL_NAMES, TOOLS
+from tclk_tui.agents.catalog import TOOL_NAMES, tool_registry
 from tclk_tui.agents.errors import (
     BadParams,
     CapabilityViolation,
@@ -40,10 +40,7 @@ RemoteCall = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
 
 def _specs() -> ToolRegistry:
     """The catalogue as specs (for tools/list and its schemas); nothing runs here."""
-    registry = ToolRegistry()
-    for name, description, params, gated in TOOLS:
-        registry.register(name, description, _never, params=params, gated=gated)
-    return registry
+    return tool_registry(lambda tool: _never)
 
 
 def _never(call) -> dict[str, Any]:  # the specs only describe; the wallet runs the tools

@@ -518,6 +518,26 @@ async def _audit(wallet: Wallet | None, p: dict[str, Any]) -> dict[str, Any]:
     return audit_exports([Path(f) for f in p["files"]]).to_dict()
 
 
+async def _audit_deal(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
+    from tclk_tui.engine.audit import audit_live
+
+    deal = _deal(wallet, p["deal"])
+    contract = deal.state.contract
+    if not contract or not deal.room:
+        raise CommandError("refused", "the deal has no contract yet: nothing to audit")
+    try:
+        report = await audit_live(wallet.client.export, contract)
+    except Exception as exc:  # whatever the venue sent is the answer, never a crash
+        raise CommandError("venue", f"the venue's exports could not be read: {exc}") from None
+    found = [c for c in report.contracts if c.contract == contract]
+    return {"deal": deal.deal_id, "contract": contract,
+            "venue_status": found[0].status if found else None,
+            "wallet_status": deal.state.status,
+            "agree": bool(found) and found[0].status == deal.state.status,
+            "records": report.records, "unverified": report.unverified,
+            "problems": report.problems}
+
+
 def _case(view: Any) -> dict[str, Any]:
     from dataclasses import asdict
 
@@ -769,6 +789,11 @@ AUDIT = Command(
            "or given as FILE:ROOM", required=True, positional=True),),
     "{files, records, unverified, problems, ok, contracts: [{contract, status, steps}]}",
     gated=False, run=_audit, needs_wallet=False)
+AUDIT_DEAL = Command(
+    "audit-deal", "fold the venue's exports of a deal's rooms, as an offline auditor would, "
+    "and compare with this wallet's state", (_DEAL,),
+    "{deal, contract, venue_status, wallet_status, agree, records, unverified, problems}",
+    gated=False, run=_audit_deal)
 
 _CASE = Param("offer", str, "the case's offer id (a unique prefix is enough)", required=True,
               positional=True)
@@ -863,8 +888,8 @@ VERIFY_VOTE = Command(
 REGISTRY: Mapping[str, Command] = types.MappingProxyType({c.name: c for c in (
     IDENTITY, BOARD, OFFER, ACCEPT, LOCK, REVEAL, REFUND, CANCEL, STATUS, DEALS, HEARTBEAT,
     RECEIPT, RAILS, TALLY, AUDIT, RECONCILE, CASES, MINT, RELEASE, WITHHOLD, VOTE, ROUND,
-    COMMITTEE, EVIDENCE, SEED_BACKUP, SEED_RESTORE, SECRET_REVEAL, SPLIT, COMBINE, COMMIT_VOTE,
-    VERIFY_VOTE)})
+    COMMITTEE, EVIDENCE, AUDIT_DEAL, SEED_BACKUP, SEED_RESTORE, SECRET_REVEAL, SPLIT, COMBINE,
+    COMMIT_VOTE, VERIFY_VOTE)})
 
-__all__ = ["ERROR_KINDS", "EXIT_CODES", "REGISTRY", "Command", "CommandError", "Param", "SeedOwner",
-           "as_command_error", "deal_detail", "deal_summary", "execute", "gate_facts"]
+__all__ = ["ERROR_KINDS", "EXIT_CODES", "REGISTRY", "Command", "CommandError", "Param",
+           "SeedOwner", "as_command_error", "deal_detail", "deal_summary", "execute", "gate_facts"]
