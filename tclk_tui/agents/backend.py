@@ -14,8 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from tclk_tui.agents.catalog import BY_NAME, RENAMED, WAIT
-from tclk_tui.engine.commands import Command, CommandError, execute
-from tclk_tui.engine.gates import code_for
+from tclk_tui.engine.commands import Command, CommandError, Unconfirmed, execute, fact_json, run
 from tclk_tui.engine.wallet import Wallet
 
 UNRENAMED = {v: k for k, v in RENAMED.items()}
@@ -114,32 +113,39 @@ class WalletBackend:
             return None
 
     async def gate(self, tool: str, params: dict[str, Any]) -> Gate:
-        answer = await self._execute(command_of(tool).name, command_params(params))
-        gate = answer.get("gate") or {}
+        """The gate as the engine states it: its own request, typed (its code included, which
+        the desk hands to the engine and never to the agent)."""
+        try:
+            answer = await run(self.wallet, command_of(tool).name, command_params(params))
+        except CommandError as exc:
+            raise CommandFailed(exc.message) from None
+        if not isinstance(answer, Unconfirmed):  # a tool's params never carry a confirmation
+            raise CommandFailed(f"{tool} performed without its confirmation")
+        request = answer.request
         facts = await self.deal_facts(params["deal"])
-        contract = gate.get("contract")
-        code_required = bool(gate.get("confirm", {}).get("code_required"))
-        return Gate(action=str(gate.get("action", tool)), deal_id=str(gate.get("deal", "")),
-                    contract=contract, status=facts["status"] if facts else "unknown",
-                    facts=tuple(gate.get("facts", ())), blockers=tuple(gate.get("blockers", ())),
-                    late=bool(gate.get("late")),
-                    confirm_code=code_for(contract) if code_required else None,
-                    rail=next((str(f.get("detail")) for f in gate.get("facts", ())
-                               if f.get("label") == CHOSEN_RAIL), None))
+        return Gate(action=request.action, deal_id=request.deal_id, contract=request.contract,
+                    status=facts["status"] if facts else "unknown",
+                    facts=tuple(fact_json(f) for f in request.facts),
+                    blockers=request.blockers, late=request.late,
+                    confirm_code=request.confirm_code,
+                    rail=next((f.detail for f in request.facts if f.label == CHOSEN_RAIL),
+                              None))
 
     async def perform(self, tool: str, params: dict[str, Any], *, code: str | None,
                       acknowledge_late: bool) -> dict[str, Any]:
+        """The command with its confirmation: the engine states its gate again and checks the
+        code against its own request before it acts."""
         command = command_of(tool)
         p = command_params(params)
-        if command.confirm == "confirm":  # the reveal: the contract id's first 4 hex
-            facts = await self.deal_facts(params["deal"])
-            contract = (facts or {}).get("contract") or ""
-            if code is None or code_for(contract) != code.strip().lower():
+        confirm = command.param(command.confirm or "")
+        if confirm.base is str:  # a typed code (a reveal's), from the engine's own gate
+            if not code:
                 raise CommandFailed("the confirmation code does not match the contract")
-            p["confirm"] = code_for(contract)
-            p["late"] = acknowledge_late
+            p[confirm.name] = code
+            if "late" in command.param_names:
+                p["late"] = acknowledge_late
         else:
-            p[command.confirm or "yes"] = True
+            p[confirm.name] = True
         return await self._execute(command.name, p)
 
 

@@ -36,10 +36,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from tclk_tui.engine.errors import EngineError, os_error_sentence
-from tclk_tui.engine.gates import GateRefused, GateRequest, WrongCode, wrong_code
+from tclk_tui.engine.gates import GateFact, GateRefused, GateRequest, WrongCode, wrong_code
 from tclk_tui.engine.words import rehearsal_note
 
 if TYPE_CHECKING:
+    from tclk_tui.engine.arbitration import Tally
+    from tclk_tui.engine.audit import AuditReport
     from tclk_tui.engine.deal import DealSession
     from tclk_tui.engine.secrets_gates import SeedGates
     from tclk_tui.engine.views import DealView
@@ -181,7 +183,21 @@ class Param:
         return schema
 
 
-Runner = Callable[[Any, dict[str, Any]], Awaitable[dict[str, Any]]]
+Runner = Callable[[Any, dict[str, Any]], Awaitable[Any]]  # the typed answer (a view)
+Wire = Callable[[Any], dict[str, Any]]  # a typed answer as JSON: the wire's adapter
+
+
+def plain(answer: dict[str, Any]) -> dict[str, Any]:
+    """The adapter of an answer that is public facts as JSON already."""
+    return answer
+
+
+@dataclass(frozen=True, slots=True)
+class Unconfirmed:
+    """A gated command asked without its confirmation: the request the engine stated. It
+    performed nothing; its JSON is `{performed: false, gate: gate_facts(...)}`."""
+
+    request: GateRequest
 
 
 class SeedOwner(Protocol):
@@ -203,6 +219,8 @@ class Command:
     they run on its vault alone (`VaultAlone`), since opening a wallet on a fresh machine would
     make a seed of its own before a backup could be restored.
     `confirm` names the param that confirms a gated command.
+    `run` answers the typed view (a DealView, a CaseView, or `Unconfirmed` with the gate's
+    request); `wire` turns a performed answer into the JSON every wire carries.
     `shows_secret` is True for a command whose whole purpose is to show a secret (the seed, a
     deal's secret, shares) to the operator who asked: it is never an agent's tool.
     `cli` is how the CLI offers it: True, a subcommand of its name generated from here; a
@@ -216,6 +234,7 @@ class Command:
     result: str
     gated: bool
     run: Runner
+    wire: Wire = plain
     needs_wallet: bool = True
     needs_venue: bool = True
     confirm: str | None = None
@@ -268,12 +287,14 @@ class Command:
         return bound
 
 
-async def execute(wallet: Wallet | SeedOwner | None, name: str,
-                  params: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """Run one command: look it up, check its params, run it, map refusals to CommandError.
+async def run(wallet: Wallet | SeedOwner | None, name: str,
+              params: Mapping[str, Any] | None = None) -> Any:
+    """Run one command and return its typed answer: look it up, check its params, run it, and
+    map every refusal to CommandError, here and only here (`as_command_error`).
 
-    Every face calls this (the CLI in-process, the daemon for a socket method), so the checks
-    and the answer are the same whoever asks.
+    The answer is the command's view (a DealView, a CaseView, a Tally...) or, for a gated
+    command asked without its confirmation, `Unconfirmed` holding the request the engine
+    stated. `execute` is the same call answered as JSON.
     """
     command = REGISTRY.get(name)
     if command is None:
@@ -288,6 +309,23 @@ async def execute(wallet: Wallet | SeedOwner | None, name: str,
         if mapped is None:
             raise
         raise mapped from None
+
+
+async def execute(wallet: Wallet | SeedOwner | None, name: str,
+                  params: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Run one command and answer JSON: what every wire carries (the CLI's --json and its
+    words, the control socket, MCP, the room mailbox), so the checks and the answer are the
+    same whoever asks."""
+    answer = await run(wallet, name, params)  # an unknown name is its usage refusal
+    return to_json(REGISTRY[name], answer)
+
+
+def to_json(command: Command, answer: Any) -> dict[str, Any]:
+    """A command's typed answer as JSON: the wire's one adapter."""
+    if isinstance(answer, Unconfirmed):
+        return {"performed": False, "gate": gate_facts(command, answer.request)}
+    data = command.wire(answer)
+    return {**data, "performed": True} if command.gated else data
 
 
 # -- answers: public facts only -----------------------------------------------------------------
@@ -324,6 +362,10 @@ def deal_detail(view: DealView) -> dict[str, Any]:
     }
 
 
+def fact_json(fact: GateFact) -> dict[str, Any]:
+    return {"label": fact.label, "ok": fact.ok, "detail": fact.detail}
+
+
 def gate_facts(command: Command, request: GateRequest) -> dict[str, Any]:
     """What a gated command would do, as the engine established it now (no secret in it).
 
@@ -334,24 +376,19 @@ def gate_facts(command: Command, request: GateRequest) -> dict[str, Any]:
     return {
         "action": request.action, "deal": request.deal_id, "contract": request.contract,
         "allowed": request.allowed, "blockers": list(request.blockers), "late": request.late,
-        "facts": [{"label": f.label, "ok": f.ok, "detail": f.detail} for f in request.facts],
+        "facts": [fact_json(f) for f in request.facts],
         "confirm": {"param": confirm.name, "code_required": confirm.base is str,
                     "prompt": confirm.help},
     }
 
 
-def _not_performed(command: Command, request: GateRequest) -> dict[str, Any]:
-    return {"performed": False, "gate": gate_facts(command, request)}
-
-
 async def _confirm(command: Command, deal: DealSession, request: GateRequest,
-                   **options: Any) -> dict[str, Any]:
+                   **options: Any) -> DealView:
     """Perform a gated action; a refusal carries the facts the engine re-checked."""
     try:
-        view = await deal.confirm(request, **options)
+        return await deal.confirm(request, **options)
     except GateRefused as exc:
         raise _gate_refusal(command, request, exc) from None
-    return {**deal_summary(view), "performed": True}
 
 
 def _gate_refusal(command: Command, request: GateRequest, exc: GateRefused) -> CommandError:
@@ -410,7 +447,7 @@ async def _board(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
     return {"offers": offers, "total": total, "rejected": dict(wallet.board.rejected())}
 
 
-async def _offer(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
+async def _offer(wallet: Wallet, p: dict[str, Any]) -> DealView:
     from tclk_tui.engine.views import OfferDraft
 
     draft = OfferDraft(role=p["role"], amount=p["amount"], asset=p["asset"], lock=p["lock"],
@@ -422,29 +459,28 @@ async def _offer(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
         raise CommandError("usage", "; ".join(f"{q.field}: {q.message}" for q in problems),
                            {"fields": [{"field": q.field, "message": q.message}
                                        for q in problems]})
-    return deal_summary(await wallet.post_offer(draft))
+    return await wallet.post_offer(draft)
 
 
-async def _accept(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
-    view = await wallet.accept_offer(_offer_id(wallet, p["offer"]), rail=p["rail"],
+async def _accept(wallet: Wallet, p: dict[str, Any]) -> DealView:
+    return await wallet.accept_offer(_offer_id(wallet, p["offer"]), rail=p["rail"],
                                      private=p["private"])
-    return deal_summary(view)
 
 
-async def _lock(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
+async def _lock(wallet: Wallet, p: dict[str, Any]) -> DealView | Unconfirmed:
     deal = _deal(wallet, p["deal"])
     request = deal.request_lock(p["rail"])
     if not p["yes"]:
-        return _not_performed(LOCK, request)
+        return Unconfirmed(request)
     return await _confirm(LOCK, deal, request)
 
 
-async def _reveal(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
+async def _reveal(wallet: Wallet, p: dict[str, Any]) -> DealView | Unconfirmed:
     deal = _deal(wallet, p["deal"])
     await deal.check_lock()
     request = deal.request_reveal()
     if not (p["confirm"] or "").strip():
-        return _not_performed(REVEAL, request)
+        return Unconfirmed(request)
     _check_code(REVEAL, request, p["confirm"])
     return await _confirm(REVEAL, deal, request, typed_code=p["confirm"],
                           acknowledge_late=p["late"])
@@ -463,39 +499,42 @@ def _check_code(command: Command, request: GateRequest, typed: str) -> None:
 
 
 def _simple_gate(action: str) -> Runner:
-    async def run(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
+    async def run(wallet: Wallet, p: dict[str, Any]) -> DealView | Unconfirmed:
         deal = _deal(wallet, p["deal"])
         if action == "refund":
             await deal.check_rail()  # the rail, not the transcript, decides a refund
         request = deal.request_refund() if action == "refund" else deal.request_cancel()
-        command = REGISTRY[action]
         if not p["yes"]:
-            return _not_performed(command, request)
-        return await _confirm(command, deal, request)
+            return Unconfirmed(request)
+        return await _confirm(REGISTRY[action], deal, request)
 
     return run
 
 
-async def _status(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
+async def _status(wallet: Wallet, p: dict[str, Any]) -> DealView:
     deal = _deal(wallet, p["deal"])
     await deal.check_rail()  # so a rail that disagrees with the transcript shows as unknown
-    return deal_detail(deal.view())
+    return deal.view()
 
 
-async def _reconcile(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
-    return deal_detail(await _deal(wallet, p["deal"]).reconcile())
+async def _reconcile(wallet: Wallet, p: dict[str, Any]) -> DealView:
+    return await _deal(wallet, p["deal"]).reconcile()
 
 
-async def _deals(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
-    return {"deals": [deal_summary(v) for v in wallet.deals()]}
+async def _deals(wallet: Wallet, p: dict[str, Any]) -> list[DealView]:
+    return wallet.deals()
 
 
-async def _heartbeat(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
-    return deal_summary(await _deal(wallet, p["deal"]).heartbeat(p["note"]))
+def _deal_list(views: list[DealView]) -> dict[str, Any]:
+    return {"deals": [deal_summary(v) for v in views]}
 
 
-async def _receipt(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
-    return deal_summary(await _deal(wallet, p["deal"]).receipt())
+async def _heartbeat(wallet: Wallet, p: dict[str, Any]) -> DealView:
+    return await _deal(wallet, p["deal"]).heartbeat(p["note"])
+
+
+async def _receipt(wallet: Wallet, p: dict[str, Any]) -> DealView:
+    return await _deal(wallet, p["deal"]).receipt()
 
 
 async def _rails(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
@@ -505,17 +544,25 @@ async def _rails(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
             "set_aside": dict(sorted(wallet.refused_rails.items()))}
 
 
-async def _tally(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
-    result = await wallet.arbitration.tally(p["contract"].strip(), p["jurors"])
+async def _tally(wallet: Wallet, p: dict[str, Any]) -> Tally:
+    return await wallet.arbitration.tally(p["contract"].strip(), p["jurors"])
+
+
+def _tally_json(result: Tally) -> dict[str, Any]:
     return {"contract": result.contract, "commits": dict(result.commits),
             "reveals": dict(result.reveals), "counts": dict(result.counts),
             "problems": list(result.problems)}
 
 
-async def _audit(wallet: Wallet | None, p: dict[str, Any]) -> dict[str, Any]:
+async def _audit(wallet: Wallet | None, p: dict[str, Any]) -> AuditReport:
     from tclk_tui.engine.audit import audit_exports
 
-    return audit_exports([Path(f) for f in p["files"]]).to_dict()
+    return audit_exports([Path(f) for f in p["files"]])
+
+
+def _to_dict(view: Any) -> dict[str, Any]:
+    """The adapter of a view that writes its own JSON (`to_dict`)."""
+    return view.to_dict()  # type: ignore[no-any-return]
 
 
 async def _audit_deal(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
@@ -551,47 +598,50 @@ def _case_id(wallet: Wallet, prefix: str) -> str:
     return matches[0]
 
 
-async def _cases(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
-    return {"cases": [_case(c) for c in await wallet.referee.refresh()]}
+async def _cases(wallet: Wallet, p: dict[str, Any]) -> list[Any]:
+    return list(await wallet.referee.refresh())
 
 
-async def _mint(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
+def _case_list(views: list[Any]) -> dict[str, Any]:
+    return {"cases": [_case(c) for c in views]}
+
+
+async def _mint(wallet: Wallet, p: dict[str, Any]) -> Any:
     await wallet.referee.refresh()
-    return _case(await wallet.referee.mint(_case_id(wallet, p["offer"])))
+    return await wallet.referee.mint(_case_id(wallet, p["offer"]))
 
 
-async def _release(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
+async def _release(wallet: Wallet, p: dict[str, Any]) -> Any:
     await wallet.referee.refresh()
     offer_id = _case_id(wallet, p["offer"])
     request = wallet.referee.request_release(offer_id)
     if not p["confirm"]:
-        return _not_performed(RELEASE, request)
+        return Unconfirmed(request)
     _check_code(RELEASE, request, p["confirm"])
     try:
-        view = await wallet.referee.confirm_release(request, p["confirm"])
+        return await wallet.referee.confirm_release(request, p["confirm"])
     except GateRefused as exc:
         raise _gate_refusal(RELEASE, request, exc) from None
-    return {**_case(view), "performed": True}
 
 
-async def _withhold(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
+async def _withhold(wallet: Wallet, p: dict[str, Any]) -> Any:
     await wallet.referee.refresh()
-    return _case(wallet.referee.withhold(_case_id(wallet, p["offer"])))
+    return wallet.referee.withhold(_case_id(wallet, p["offer"]))
 
 
-async def _vote(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
+async def _vote(wallet: Wallet, p: dict[str, Any]) -> Any:
     await wallet.referee.refresh()
     offer_id = _case_id(wallet, p["offer"])
     if p["open"]:
-        return (await wallet.referee.open_vote(offer_id)).to_dict()
+        return await wallet.referee.open_vote(offer_id)
     if not p["verdict"]:
         raise CommandError("usage", "vote needs a verdict to commit (or open to open it)")
-    return (await wallet.referee.commit(offer_id, p["verdict"])).to_dict()
+    return await wallet.referee.commit(offer_id, p["verdict"])
 
 
-async def _round(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
+async def _round(wallet: Wallet, p: dict[str, Any]) -> Any:
     await wallet.referee.refresh()
-    return wallet.referee.round_view(_case_id(wallet, p["offer"])).to_dict()
+    return wallet.referee.round_view(_case_id(wallet, p["offer"]))
 
 
 async def _committee(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
@@ -616,75 +666,75 @@ async def _evidence(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
             "records": sum(len(v) for v in bundle["rooms"].values())}
 
 
-async def _seed_backup(owner: SeedOwner, p: dict[str, Any]) -> dict[str, Any]:
+async def _seed_backup(owner: SeedOwner, p: dict[str, Any]) -> dict[str, Any] | Unconfirmed:
     from tclk_tui.engine.secrets_gates import SEED_BACKUP_CODE
 
     request = owner.gates.request_seed_backup()
     if not p["yes"]:
-        return _not_performed(SEED_BACKUP, request)
+        return Unconfirmed(request)
     try:  # the operator's yes stands for the code the app's dialog has typed
         seed = owner.gates.confirm_seed_backup(request, SEED_BACKUP_CODE)
     except GateRefused as exc:
         raise _gate_refusal(SEED_BACKUP, request, exc) from None
-    return {"seed": seed, "performed": True}
+    return {"seed": seed}
 
 
-async def _seed_restore(owner: SeedOwner, p: dict[str, Any]) -> dict[str, Any]:
+async def _seed_restore(owner: SeedOwner, p: dict[str, Any]) -> dict[str, Any] | Unconfirmed:
     from tclk_tui.engine.secrets_gates import SEED_RESTORE_CODE
 
     request = owner.gates.request_seed_restore(p["seed"])
     if request.confirm_code is not None and not p["replace"]:
-        return _not_performed(SEED_RESTORE, request)
+        return Unconfirmed(request)
     try:  # a restore that replaces nothing has nothing to confirm (`request_seed_restore`)
         fingerprint = owner.gates.confirm_seed_restore(
             request, SEED_RESTORE_CODE if p["replace"] else "")
     except GateRefused as exc:
         raise _gate_refusal(SEED_RESTORE, request, exc) from None
-    return {"fingerprint": fingerprint, "performed": True}
+    return {"fingerprint": fingerprint}
 
 
-async def _secret_reveal(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
+async def _secret_reveal(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any] | Unconfirmed:
     deal = _deal(wallet, p["deal"])
     request = wallet.request_secret_reveal(deal.deal_id)
     if not (p["confirm"] or "").strip():
-        return _not_performed(SECRET_REVEAL, request)
+        return Unconfirmed(request)
     _check_code(SECRET_REVEAL, request, p["confirm"])
     try:
         secret = wallet.confirm_secret_reveal(request, p["confirm"])
     except GateRefused as exc:
         raise _gate_refusal(SECRET_REVEAL, request, exc) from None
-    return {"deal": deal.deal_id, "secret": secret, "performed": True}
+    return {"deal": deal.deal_id, "secret": secret}
 
 
-async def _split(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
+async def _split(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any] | Unconfirmed:
     from tclk_tui.engine.share_gates import split_request
 
     request, shares = split_request(wallet.arbitration, p["kind"], p["secret"], p["parts"],
                                     wallet.now_ms())
     if not p["yes"]:
-        return _not_performed(SPLIT, request)
-    return {"kind": p["kind"], "shares": shares, "performed": True}
+        return Unconfirmed(request)
+    return {"kind": p["kind"], "shares": shares}
 
 
-async def _combine(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
+async def _combine(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any] | Unconfirmed:
     from tclk_tui.engine.share_gates import combine_request
 
     request, result = combine_request(wallet.arbitration, p["kind"], p["shares"],
                                       p["statement"], wallet.now_ms())
     if not p["yes"]:
-        return _not_performed(COMBINE, request)
-    return {"kind": p["kind"], "value": result.value, "opens": result.opens, "performed": True}
+        return Unconfirmed(request)
+    return {"kind": p["kind"], "value": result.value, "opens": result.opens}
 
 
-async def _commit_vote(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
+async def _commit_vote(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any] | Unconfirmed:
     from tclk_tui.engine.share_gates import vote_request
 
     request, vote = vote_request(wallet.arbitration, p["contract"], p["verdict"],
                                  wallet.now_ms())
     if not p["yes"]:
-        return _not_performed(COMMIT_VOTE, request)
+        return Unconfirmed(request)
     return {"contract": vote.contract, "commitment": vote.commitment, "salt": vote.salt,
-            "commit_line": vote.commit_line, "performed": True}
+            "commit_line": vote.commit_line}
 
 
 async def _verify_vote(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
@@ -719,7 +769,8 @@ OFFER = Command(
      Param("job", str, "proto:id of the job this pays for, e.g. a2a:task-42"),
      Param("panel", str, "the arbiter's did:key, or a committee's did:keys comma-separated "
            "(they mint the statement; the offer id commits to them)")),
-    "the deal summary {deal, contract, role, status, ...}", gated=False, run=_offer)
+    "the deal summary {deal, contract, role, status, ...}", gated=False, run=_offer,
+    wire=deal_summary)
 ACCEPT = Command(
     "accept", "accept an offer from the board",
     (Param("offer", str, "offer id (a unique prefix is enough)", required=True,
@@ -728,7 +779,8 @@ ACCEPT = Command(
            f"{rehearsal_note()}"),
      Param("private", bool, "deliver the accept sealed to the offerer's mailbox instead of "
            "posting it on the board", default=False)),
-    "the deal summary {deal, contract, role, status, ...}", gated=False, run=_accept)
+    "the deal summary {deal, contract, role, status, ...}", gated=False, run=_accept,
+    wire=deal_summary)
 LOCK = Command(
     "lock", "lock funds on a rail (payer)",
     (_DEAL,
@@ -736,7 +788,7 @@ LOCK = Command(
            f"{rehearsal_note()}"),
      _YES),
     _GATED_RESULT,
-    gated=True, run=_lock, confirm="yes")
+    gated=True, run=_lock, wire=deal_summary, confirm="yes")
 REVEAL = Command(
     "reveal", "reveal the secret to claim (payee)",
     (_DEAL,
@@ -744,33 +796,36 @@ REVEAL = Command(
            metavar="HEX4"),
      Param("late", bool, "acknowledge a reveal past claimByMs", default=False)),
     _GATED_RESULT,
-    gated=True, run=_reveal, confirm="confirm")
+    gated=True, run=_reveal, wire=deal_summary, confirm="confirm")
 REFUND = Command(
     "refund", "refund after the window opens (payer)", (_DEAL, _YES),
     _GATED_RESULT,
-    gated=True, run=_simple_gate("refund"), confirm="yes")
+    gated=True, run=_simple_gate("refund"), wire=deal_summary,
+    confirm="yes")
 CANCEL = Command(
     "cancel", "cancel before any lock", (_DEAL, _YES),
     _GATED_RESULT,
-    gated=True, run=_simple_gate("cancel"), confirm="yes")
+    gated=True, run=_simple_gate("cancel"), wire=deal_summary,
+    confirm="yes")
 STATUS = Command(
     "status", "one deal's state, deadlines and transcript", (_DEAL,),
     "the deal summary plus {rails, rail_moves_value, deadlines, note, records: [{room, seq, "
-    "ts_ms, sender, verified, type, summary, ok, reason, mine}]}", gated=False, run=_status)
+    "ts_ms, sender, verified, type, summary, ok, reason, mine}]}", gated=False, run=_status,
+    wire=deal_detail)
 RECONCILE = Command(
     "reconcile", "re-read the rail and re-fold a deal whose rail and transcript disagree",
     (_DEAL,), "the same answer as status; a refund is in actions once the window is open and "
-    "the rail holds the funds", gated=False, run=_reconcile)
+    "the rail holds the funds", gated=False, run=_reconcile, wire=deal_detail)
 DEALS = Command(
     "deals", "list this profile's deals", (),
-    "{deals: [deal summary]}, newest first", gated=False, run=_deals)
+    "{deals: [deal summary]}, newest first", gated=False, run=_deals, wire=_deal_list)
 HEARTBEAT = Command(
     "heartbeat", "post a liveness note into a deal's room",
     (_DEAL, Param("note", str, "a short note for the counterparty")),
-    "the deal summary", gated=False, run=_heartbeat)
+    "the deal summary", gated=False, run=_heartbeat, wire=deal_summary)
 RECEIPT = Command(
     "receipt", "post the receipt of a settled or cancelled contract", (_DEAL,),
-    "the deal summary", gated=False, run=_receipt)
+    "the deal summary", gated=False, run=_receipt, wire=deal_summary)
 RAILS = Command(
     "rails", "list the settlement rails set up in this wallet", (),
     "{rails: [{id, moves_value, describe}], set_aside: {id: why it cannot be chosen here}}",
@@ -782,13 +837,13 @@ TALLY = Command(
      Param("jurors", list[str], "the panel's juror DIDs: votes from anyone else are not "
            "counted", required=True)),
     "{contract, commits: {juror: commitment}, reveals: {juror: verdict}, "
-    "counts: {verdict: votes}, problems}", gated=False, run=_tally)
+    "counts: {verdict: votes}, problems}", gated=False, run=_tally, wire=_tally_json)
 AUDIT = Command(
     "audit", "verify and fold exported room transcripts offline",
     (Param("files", list[str], "export files; the room is the file name (tclk-offers.jsonl) "
            "or given as FILE:ROOM", required=True, positional=True),),
     "{files, records, unverified, problems, ok, contracts: [{contract, status, steps}]}",
-    gated=False, run=_audit, needs_wallet=False)
+    gated=False, run=_audit, wire=_to_dict, needs_wallet=False)
 AUDIT_DEAL = Command(
     "audit-deal", "fold the venue's exports of a deal's rooms, as an offline auditor would, "
     "and compare with this wallet's state", (_DEAL,),
@@ -800,29 +855,30 @@ _CASE = Param("offer", str, "the case's offer id (a unique prefix is enough)", r
 CASES = Command(
     "cases", "list the deals whose offer names this wallet as arbiter or juror", (),
     "{cases: [{offer_id, role, index, panel, what, status, contract, payer, payee, minted, "
-    "held, decision, lock_verified, lock_detail, ...}]}", gated=False, run=_cases)
+    "held, decision, lock_verified, lock_detail, ...}]}", gated=False, run=_cases,
+    wire=_case_list)
 MINT = Command(
     "mint", "publish this referee's statement (or juror share point) for a case", (_CASE,),
-    "the case", gated=False, run=_mint)
+    "the case", gated=False, run=_mint, wire=_case)
 RELEASE = Command(
     "release", "release a case's secret (or this juror's share) sealed to the payee",
     (_CASE, Param("confirm", str, "the first 4 hex of the contract id, typed to confirm",
                   metavar="HEX4")),
-    _GATED_RESULT, gated=True, run=_release, confirm="confirm")
+    _GATED_RESULT, gated=True, run=_release, wire=_case, confirm="confirm")
 WITHHOLD = Command(
     "withhold", "decide not to release a case: the payer refunds after the deadline",
-    (_CASE,), "the case", gated=False, run=_withhold)
+    (_CASE,), "the case", gated=False, run=_withhold, wire=_case)
 VOTE = Command(
     "vote", "commit a verdict in a case's vote round, or open the committed one",
     (_CASE, Param("verdict", str, "the verdict to commit, e.g. release"),
      Param("open", bool, "open this wallet's commitment (once every juror committed or the "
            "round's deadline passed)", default=False)),
     "the round {contract, deadline_ms, jurors, counts, problems, all_committed, "
-    "commit_closed}", gated=False, run=_vote)
+    "commit_closed}", gated=False, run=_vote, wire=_to_dict)
 ROUND = Command(
     "round", "a case's commit-reveal round as its deal room's signed records say", (_CASE,),
     "{contract, deadline_ms, jurors: [{did, index, committed, opened, verdict, flags}], "
-    "counts, problems, all_committed, commit_closed}", gated=False, run=_round)
+    "counts, problems, all_committed, commit_closed}", gated=False, run=_round, wire=_to_dict)
 COMMITTEE = Command(
     "committee", "this wallet's deals as payee naming a committee: shares in and missing", (),
     "{deals: [{deal, status, jurors, have, missing, opened, problem}]}", gated=False,
@@ -892,4 +948,5 @@ REGISTRY: Mapping[str, Command] = types.MappingProxyType({c.name: c for c in (
     COMMIT_VOTE, VERIFY_VOTE)})
 
 __all__ = ["ERROR_KINDS", "EXIT_CODES", "REGISTRY", "Command", "CommandError", "Param",
-           "SeedOwner", "as_command_error", "deal_detail", "deal_summary", "execute", "gate_facts"]
+           "SeedOwner", "Unconfirmed", "as_command_error", "deal_detail", "deal_summary",
+           "execute", "fact_json", "gate_facts", "run", "to_json"]
