@@ -33,7 +33,7 @@ from tclk_tui.engine.commands import (
     Command,
     CommandError,
     Param,
-    as_command_error,
+    command_error,
     execute,
 )
 from tclk_tui.engine.errors import os_error_sentence
@@ -684,18 +684,6 @@ def build_parser() -> argparse.ArgumentParser:
 # -- running ------------------------------------------------------------------------------------
 
 
-def _refusal(exc: Exception) -> CommandError:
-    """The last line of defence: any failure as one CommandError, never a traceback."""
-    while isinstance(exc, ExceptionGroup) and len(exc.exceptions) == 1:
-        exc = exc.exceptions[0]  # a task group's one failure is the failure
-    mapped = as_command_error(exc)
-    if mapped is not None:
-        return mapped
-    if isinstance(exc, OSError | ValueError):
-        return CommandError("refused", str(exc))
-    return CommandError("internal", f"unexpected {type(exc).__name__}: {exc}")
-
-
 def _fail(error: CommandError, *, as_json: bool) -> int:
     if as_json:
         print_json({"error": error.to_dict()})
@@ -746,7 +734,7 @@ def _main(argv: list[str] | None) -> int:
     except BrokenPipeError:
         raise
     except Exception as exc:
-        return _fail(_refusal(exc), as_json=args.json)
+        return _fail(command_error(exc), as_json=args.json)  # the last line of defence
 
 
 if __name__ == "__main__":

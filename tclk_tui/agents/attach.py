@@ -13,19 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from tclk_tui.agents.errors import (
-    BadParams,
-    CapabilityViolation,
     ToolError,
     ToolFailed,
     ToolRefused,
     Unavailable,
-    UnknownTool,
 )
-
-KINDS: dict[str, type[ToolError]] = {
-    "capability": CapabilityViolation, "unknown-tool": UnknownTool, "params": BadParams,
-    "failed": ToolFailed, "unavailable": Unavailable,
-}
 
 
 def error_data(exc: ToolError) -> dict[str, Any]:
@@ -44,9 +36,9 @@ def rebuild(data: object) -> ToolError:
         return ToolFailed(str(reason or "the wallet could not run the call"))
     kind = str(data.get("tool_error", "failed"))
     reason = str(data.get("reason", ""))
-    if kind == "refused":
+    if kind == ToolRefused.kind:
         return ToolRefused(str(data.get("rule", "rule")), reason)
-    return KINDS.get(kind, ToolFailed)(reason)
+    return ToolError.by_kind(kind)(reason)
 
 
 def attach(agent: str, profile_dir: Path

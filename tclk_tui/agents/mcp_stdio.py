@@ -22,18 +22,13 @@ from typing import Any
 
 from tclk_tui.agents.catalog import TOOL_NAMES, tool_registry
 from tclk_tui.agents.errors import (
-    BadParams,
-    CapabilityViolation,
     ToolError,
-    Unavailable,
-    UnknownTool,
 )
 from tclk_tui.agents.manifest import agents_dir, load_manifest
 from tclk_tui.agents.tools import ToolRegistry, ToolSpec
 
 MCP_PIN = "2.3.0"
 SERVER_NAME = "tclk-tui"
-INVALID_PARAMS, INTERNAL_ERROR = -32602, -32603
 
 RemoteCall = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
 
@@ -72,15 +67,12 @@ def build_server(agent: str, profile_dir: Path, remote: RemoteCall):
         name, arguments = params.name, dict(params.arguments or {})
         try:
             result = await remote(name, arguments)
-        except (CapabilityViolation, UnknownTool, BadParams) as exc:
-            raise MCPError(INVALID_PARAMS, exc.reason) from None
-        except Unavailable as exc:
-            raise MCPError(INTERNAL_ERROR, exc.reason) from None
         except ToolError as exc:
+            if exc.rpc_code is not None:  # the call did not happen
+                raise MCPError(exc.rpc_code, exc.reason) from None
             return types.CallToolResult(
                 content=[types.TextContent(type="text", text=exc.reason)], is_error=True,
-                structured_content={"error": exc.kind, "reason": exc.reason,
-                                    **({"rule": exc.rule} if hasattr(exc, "rule") else {})})
+                structured_content=exc.structured())
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=json.dumps(result, sort_keys=True))],
             structured_content=result)

@@ -33,7 +33,7 @@ from typing import Any
 
 from tclk_tui import __version__
 from tclk_tui.agents.desk import AgentDesk
-from tclk_tui.agents.errors import BadParams, CapabilityViolation, ToolError, UnknownTool
+from tclk_tui.agents.errors import ToolError
 
 log = logging.getLogger("tclk_tui.agents")
 
@@ -249,14 +249,11 @@ class RoomServer:
         try:  # an ill-formed call goes to the desk too: it refuses it, and journals that
             result = await self.desk.call(manifest.name, name if isinstance(name, str) else "",
                                           arguments, transport="room")
-        except (CapabilityViolation, UnknownTool, BadParams) as exc:
-            return _error(req_id, INVALID_PARAMS, exc.reason)  # the call did not happen
         except ToolError as exc:
-            data: dict[str, Any] = {"error": exc.kind, "reason": exc.reason}
-            if hasattr(exc, "rule"):
-                data["rule"] = exc.rule
+            if exc.rpc_code is not None:  # the call did not happen
+                return _error(req_id, exc.rpc_code, exc.reason)
             return _result(req_id, {"content": [{"type": "text", "text": exc.reason}],
-                                    "structuredContent": data, "isError": True,
+                                    "structuredContent": exc.structured(), "isError": True,
                                     "resultType": "complete"})
         return _result(req_id, {"content": [{"type": "text", "text": encode(result)}],
                                 "structuredContent": result, "isError": False,

@@ -95,14 +95,19 @@ class CommandError(Exception):
 def as_command_error(exc: BaseException) -> CommandError | None:
     """The refusal an engine, gate, venue, vault or protocol exception stands for, or None.
 
-    One mapping for every path (a command's run, opening the wallet), so the same failure has
-    the same kind whichever face met it.
+    The one mapping of failures to kinds, for every path (a command's run in `run`, opening
+    the wallet, the control socket's port calls, the CLI's last line of defence), so the same
+    failure has the same kind and sentence whichever face met it. A ValueError is a refusal
+    in its own words (a venue URL that cannot be one, an id of the wrong shape: the raisers
+    never quote a secret). None: an unexpected failure, which `command_error` names.
     """
     from tclk_tui.engine.arbitration import ArbitrationError
     from tclk_tui.protocol.errors import TclkError
     from tclk_tui.technocore.errors import VenueError
     from tclk_tui.vault.errors import VaultError
 
+    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
+        exc = exc.exceptions[0]  # a task group's one failure is the failure
     if isinstance(exc, CommandError):
         return exc
     if isinstance(exc, WrongCode):
@@ -117,7 +122,18 @@ def as_command_error(exc: BaseException) -> CommandError | None:
         return CommandError("refused", str(exc))
     if isinstance(exc, OSError):
         return CommandError("refused", os_error_sentence(exc))
+    if isinstance(exc, ValueError):
+        return CommandError("refused", str(exc))
     return None
+
+
+def command_error(exc: BaseException) -> CommandError:
+    """Any failure as a CommandError: its refusal (`as_command_error`), else an internal one
+    naming only its type (an unexpected exception's message may quote anything), as the
+    control socket answers one."""
+    mapped = as_command_error(exc)
+    return mapped if mapped is not None else CommandError(
+        "internal", f"unexpected {type(exc).__name__}")
 
 
 # -- the declaration ----------------------------------------------------------------------------
@@ -948,5 +964,6 @@ REGISTRY: Mapping[str, Command] = types.MappingProxyType({c.name: c for c in (
     COMMIT_VOTE, VERIFY_VOTE)})
 
 __all__ = ["ERROR_KINDS", "EXIT_CODES", "REGISTRY", "Command", "CommandError", "Param",
-           "SeedOwner", "Unconfirmed", "as_command_error", "deal_detail", "deal_summary",
+           "SeedOwner", "Unconfirmed", "as_command_error", "command_error", "deal_detail",
+           "deal_summary",
            "execute", "fact_json", "gate_facts", "run", "to_json"]

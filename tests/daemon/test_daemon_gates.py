@@ -109,6 +109,10 @@ async def test_a_face_on_the_socket_replaces_no_seed_without_the_engines_gate(
             await asyncio.to_thread(port, "confirm_seed_restore",
                                     _made_up("seed-restore", "", None, "replace"), "replace")
         assert info.value.code == REFUSED and "no request" in info.value.message
+        with pytest.raises(RpcError) as info:  # the registry's kinds: a vault's refusal
+            await asyncio.to_thread(port, "request_seed_restore", "tclk-seed1 not one")
+        assert info.value.data["kind"] == "vault" and info.value.data["exception"] == \
+            "VaultError"
         request = await asyncio.to_thread(port, "request_seed_restore", other.export_seed())
         assert request["action"] == "seed-restore" and request["blockers"]
         assert other.export_seed() not in repr(request)

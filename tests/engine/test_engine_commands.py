@@ -280,3 +280,23 @@ async def test_the_secret_commands_show_it_only_once_confirmed(pair):
         await execute(pair.alice, "seed-restore", {"seed": seed, "replace": True})
     assert caught.value.kind == "refused" and seed not in json.dumps(caught.value.to_dict())
     assert pair.alice.vault.export_seed() != seed
+
+
+def test_one_mapping_of_failures_to_kinds_for_every_face():
+    from tclk_tui.engine.commands import as_command_error, command_error
+    from tclk_tui.engine.gates import GateRefused, WrongCode
+    from tclk_tui.vault.errors import SeedMissing
+
+    cases = [(GateRefused("blocked"), "refused", "refused: blocked"),
+             (WrongCode("the code does not match"), "usage", "the code does not match"),
+             (SeedMissing("no seed"), "vault", "no seed"),
+             (ValueError("the venue URL names no host"), "refused",
+              "the venue URL names no host"),
+             (ExceptionGroup("one", [SeedMissing("no seed")]), "vault", "no seed")]
+    for exc, kind, message in cases:
+        mapped = command_error(exc)
+        assert (mapped.kind, mapped.message) == (kind, message), exc
+        assert as_command_error(exc) is not None
+    unexpected = command_error(TypeError("0x" + "ab" * 32))  # a message may quote anything
+    assert (unexpected.kind, unexpected.message) == ("internal", "unexpected TypeError")
+    assert as_command_error(TypeError("x")) is None
