@@ -2,16 +2,23 @@
 
 Each face is generated from `REGISTRY`, never written beside it: the CLI subcommands and their
 `--help`, the control-socket methods (a JSON-RPC method is a command's name, its params object
-the command's params), the TUI palette entries and the agents' tools. So a command's contract
-lives here and only here:
+the command's params), the TUI palette entries and the agents' tools (`agents/catalog.py`
+names which commands an agent may be granted, and reads everything else off the declaration).
+So a command's contract lives here and only here:
 
-- **params** are typed (`str`, `int`, `bool`, `list[str]`) and checked by `execute` whoever
-  calls, so a JSON-RPC client gets the same refusals as the CLI's argparse;
-- the **answer** is a JSON-serialisable dict of public facts: never a secret, the master seed,
-  a private key; nor, outside a gate's facts (which state the time left now), a wall-clock
-  reading, so the same call answers the same way through a daemon or in-process;
-- a **refusal** is `CommandError(kind, message)`; `kind` is one of `ERROR_KINDS` and the face
-  maps it to its own channel (the CLI: exit code 1 or 2, `{"error": {...}}` with `--json`);
+- **params** are typed (`str`, `int`, `bool`, `list[str]`) and checked by `run` whoever
+  calls, so a JSON-RPC client gets the same refusals as the CLI's argparse; a `secret` param
+  (a seed backup, a secret to split) is never taken from a command line;
+- the **answer** is typed: `run` returns the command's view (a DealView, a case, a Tally) or
+  `Unconfirmed` with the gate request the engine stated, and `execute` is the same call as
+  JSON (`to_json`, the command's `wire`), the one form every wire carries. It holds public
+  facts only, never the master seed, a private key or a secret, except for a command whose
+  whole purpose is to show one to the operator who confirmed it (`shows_secret`: gated, and
+  never an agent's tool); nor, outside a gate's facts (which state the time left now), a
+  wall-clock reading, so the same call answers the same way through a daemon or in-process;
+- a **refusal** is `CommandError(kind, message)`, mapped from whatever the engine raised once,
+  in `run` (`as_command_error`); `kind` is one of `ERROR_KINDS` and the face maps it to its own
+  channel (the CLI: exit code 1 or 2, `{"error": {...}}` with `--json`);
 - a **gated** command (funds or a secret at stake) is two steps. Without its confirmation
   param it performs nothing and answers `{"performed": false, "gate": {...}}`: the facts the
   engine established, the blockers, and which param confirms it (never the value to type when
