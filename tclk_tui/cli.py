@@ -275,17 +275,22 @@ def _not_performed(command: Command, gate: dict[str, Any]) -> CommandError:
                         {"gate": gate})
 
 
+def answer_of(command: Command, params: dict[str, Any], args: argparse.Namespace) -> Any:
+    """The command's JSON answer. A running owner answers without this process importing
+    asyncio or the engine; otherwise `run_command` runs it here."""
+    answered, answer = (_through_owner(args, command.name, params) if command.needs_wallet
+                        else (False, None))
+    if answered:
+        return answer
+    import asyncio
+
+    return asyncio.run(run_command(command.name, params, args))
+
+
 def cmd_engine(args: argparse.Namespace) -> int:
     command = REGISTRY[args.command]
     params = params_from_args(command, args)
-    # A running owner answers without this process importing asyncio or the engine.
-    answer: Any
-    answered, answer = (_through_owner(args, command.name, params) if command.needs_wallet
-                        else (False, None))
-    if not answered:
-        import asyncio
-
-        answer = asyncio.run(run_command(command.name, params, args))
+    answer = answer_of(command, params, args)
     if command.gated and answer.get("performed") is False:
         raise _not_performed(command, answer["gate"])
     text = cli_text.TEXT.get(command.name)
@@ -311,9 +316,7 @@ def cmd_vault(args: argparse.Namespace) -> int:
                            "and type the seed, or pipe it on stdin (and clear that history "
                            "line)")
     if args.vault_command == "backup":
-        import asyncio
-
-        answer = asyncio.run(run_command("seed-backup", {"yes": args.yes}, args))
+        answer = answer_of(REGISTRY["seed-backup"], {"yes": args.yes}, args)
         if not answer.get("performed"):
             raise CommandError("confirmation-required", "the master seed restores every deal "
                                "secret: re-run with --yes to print it")
@@ -337,13 +340,10 @@ def cmd_vault(args: argparse.Namespace) -> int:
         else:
             emit(args, seed, {"seed": seed})
         return 0
-    import asyncio
-
     typed = sys.stdin.isatty()
     text = (getpass.getpass("master seed backup: ") if typed else sys.stdin.readline()).strip()
     restore = REGISTRY["seed-restore"]
-    answer = asyncio.run(run_command(restore.name, {"seed": text, "replace": args.replace},
-                                     args))
+    answer = answer_of(restore, {"seed": text, "replace": args.replace}, args)
     del text
     if not answer.get("performed"):
         raise _not_performed(restore, answer["gate"])
