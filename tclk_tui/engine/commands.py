@@ -705,15 +705,18 @@ async def _seed_backup(owner: SeedOwner, p: dict[str, Any]) -> dict[str, Any] | 
 async def _seed_restore(owner: SeedOwner, p: dict[str, Any]) -> dict[str, Any] | Unconfirmed:
     from tclk_tui.engine.secrets_gates import SEED_RESTORE_CODE
 
-    request = owner.gates.request_seed_restore(p["seed"])
-    if request.confirm_code is not None and not p["replace"]:
-        return Unconfirmed(request)
-    try:  # a restore that replaces nothing has nothing to confirm (`request_seed_restore`)
-        fingerprint = owner.gates.confirm_seed_restore(
-            request, SEED_RESTORE_CODE if p["replace"] else "")
+    gates = owner.gates
+    request = gates.request_seed_restore(p["seed"])
+    try:
+        if request.confirm_code is not None and not p["replace"]:
+            return Unconfirmed(request)
+        # A restore that replaces nothing has nothing to confirm (`request_seed_restore`).
+        return {"fingerprint": gates.confirm_seed_restore(
+            request, SEED_RESTORE_CODE if p["replace"] else "")}
     except GateRefused as exc:
         raise _gate_refusal(SEED_RESTORE, request, exc) from None
-    return {"fingerprint": fingerprint}
+    finally:  # answered within this call: the engine holds no backup after it
+        gates.withdraw_seed_restore(request)
 
 
 async def _secret_reveal(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any] | Unconfirmed:

@@ -109,6 +109,11 @@ class SeedGates:
         self._restoring = {request.token: parsed}  # _KEEP_RESTORING: the newest request only
         return self.stated.state(request)
 
+    def withdraw_seed_restore(self, request: GateRequest) -> None:
+        """Forget a restore request nobody will confirm: its backup is no longer held."""
+        self._restoring.pop(request.token, None)
+        self.stated.answered(request)
+
     def confirm_seed_restore(self, request: GateRequest, typed_code: str = "") -> str:
         """Restore the backup `request` stated; returns its fingerprint. The vault re-checks
         its own rules (a seed that came into use meanwhile is still kept)."""

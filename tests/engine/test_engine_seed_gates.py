@@ -130,3 +130,17 @@ async def test_an_open_wallet_never_replaces_its_seed(venue, tmp_path, clock):
         assert wallet.confirm_seed_restore(same) == wallet.vault.seed_fingerprint()
     finally:
         await wallet.close()
+
+
+async def test_the_registry_holds_no_backup_after_its_answer():
+    from tclk_tui.engine.commands import execute
+    from tclk_tui.engine.secrets_gates import VaultAlone
+
+    owner = VaultAlone(_vault())
+    backup = _vault().export_seed()
+    answer = await execute(owner, "seed-restore", {"seed": backup})
+    assert answer["performed"] is False and answer["gate"]["confirm"]["param"] == "replace"
+    assert owner.gates._restoring == {}
+    assert (await execute(owner, "seed-restore", {"seed": backup, "replace": True}))[
+        "performed"] is True
+    assert owner.gates._restoring == {} and owner.vault.export_seed() == backup
