@@ -16,9 +16,9 @@ import unicodedata
 from collections.abc import Callable, Sequence
 
 from tclk_tui.protocol import secp
-from tclk_tui.protocol.codec import TCLK_DOMAIN
 from tclk_tui.protocol.errors import TclkError
 from tclk_tui.protocol.hexutil import HEX32_RE, bytes_to_hex
+from tclk_tui.protocol.ids import TCLK_DOMAIN
 
 RandBytes = Callable[[int], bytes]
 
