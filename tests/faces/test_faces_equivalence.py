@@ -144,7 +144,10 @@ READS = (
     Case("reconcile", "reconcile", p(deal="@accepted"), ok=True),
     Case("reconcile of nothing", "reconcile", p(deal=NOWHERE), ok=False),
     Case("offer with bad fields", "offer",
-         p(amount="-5", asset="F L O P", rails="memory"), ok=False),
+         p(amount="-5", asset="F L O P", rails="memory"), ok=False,
+         agent={"tool_error": "refused", "rule": "params.amount",
+                "reason": "params.amount: amount is a whole number of minimal units (ASCII "
+                          "digits, no leading 0), not '-5'"}),
     Case("offer on a rail the wallet lacks", "offer",
          p(amount="5", asset="FLOP", rails="no-such-rail"), ok=False),
     Case("offer with a role that is no choice", "offer",
