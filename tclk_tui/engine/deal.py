@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import logging
 import secrets as _secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -44,6 +45,7 @@ from tclk_tui.protocol.transcript import (
 )
 from tclk_tui.rails.base import LockTerms, SettlementRail
 
+log = logging.getLogger(__name__)
 
 def claim_message(contract: str) -> bytes:
     """The message a point-lock pre-signature signs on the rehearsal rails.
@@ -449,7 +451,12 @@ class DealSession:
         if self.role == "payee" and self.state.status == "locked":
             await self.check_lock()
         self._announce(False)
-        return self.view()
+        view = self.view()
+        log.info("deal %s reconciled: the transcript says %s, the rail %s%s; legal now: %s",
+                 self.deal_id, self.state.status, view.rail_status or "nothing",
+                 " (they disagree)" if view.disagreement else "",
+                 ", ".join(sorted(view.actions)) or "nothing")
+        return view
 
     def venue_time_ms(self) -> int:
         """The latest venue stamp on any record of this deal: the venue's clock has passed it."""
