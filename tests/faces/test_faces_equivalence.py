@@ -38,6 +38,7 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 COMMAND_FACES = ("inproc", "socket")
 AGENT_FACES = ("mcp", "room")
 NOWHERE = "0x" + "de" * 32
+SHARE_A, SHARE_B = "0x" + "11" * 32, "0x" + "22" * 32  # fixed values: the answers repeat
 OWNER = {"tool_error": "refused", "rule": "deal.owner",
          "reason": "deal.owner: the agent acts only on deals it offered or accepted itself"}
 """An agent acts only on its own deals: the operator's are refused before the engine is asked."""
@@ -192,6 +193,28 @@ READS = (
          ok=True),
     Case("evidence of nothing", "evidence",
          lambda s: {"deal": NOWHERE, "out": str(s.world.files / "none.json")}, ok=False),
+    Case("audit-deal", "audit-deal", p(deal="@accepted"), ok=True),
+    Case("audit-deal of nothing", "audit-deal", p(deal=NOWHERE), ok=False),
+    Case("seed-backup, unconfirmed", "seed-backup", p(), ok=True),
+    Case("seed-backup with a yes that is no bool", "seed-backup", p(yes="yes"), ok=False),
+    Case("seed-restore of the seed held", "seed-restore",
+         lambda s: {"seed": s.world.alice.vault.export_seed()}, ok=True),
+    Case("seed-restore of no backup", "seed-restore", p(seed="tclk-seed1 not one"), ok=False),
+    Case("secret-reveal, unconfirmed", "secret-reveal", p(deal="@accepted"), ok=True),
+    Case("secret-reveal of nothing", "secret-reveal", p(deal=NOWHERE), ok=False),
+    Case("split, unconfirmed", "split", p(secret=SHARE_A, parts=3), ok=True),
+    Case("split into one share", "split", p(secret=SHARE_A, parts=1, yes=True), ok=False),
+    Case("combine", "combine", p(shares=[SHARE_A, SHARE_B], yes=True), ok=True),
+    Case("combine of a share that is none", "combine", p(shares=["0x12"], yes=True),
+         ok=False),
+    Case("commit-vote, unconfirmed", "commit-vote", p(contract="@contract", verdict="release"),
+         ok=True),
+    Case("commit-vote of a verdict the venue would trim", "commit-vote",
+         p(contract="@contract", verdict="release ", yes=True), ok=False),
+    Case("verify-vote", "verify-vote", p(commitment=SHARE_A, contract="@contract",
+                                         verdict="release", salt=SHARE_B), ok=True),
+    Case("verify-vote without its salt", "verify-vote",
+         p(commitment=SHARE_A, contract="@contract", verdict="release"), ok=False),
     Case("a command that does not exist", "export_seed", p(), ok=False),
 )
 
