@@ -46,4 +46,4 @@ async def test_the_evm_demo_moves_test_ether_and_shows_balances_before_and_after
     gas_agent = int(before["agent"]) - amount - int(after["agent"])
     assert 0 < gas_you < 10**16 and 0 < gas_agent < 10**16  # only gas besides the amount
     assert "escrow     holds 0 wei" in text
-    assert "amount locked: 250000000000000000 wei (0.25 ETH)" in text
+    assert "amount locked: 0.25 ETH (250000000000000000 wei)" in text

@@ -123,7 +123,7 @@ async def test_a_deal_on_evm_htlc_moves_the_ether_to_the_wei(evm_pair: EvmPair, 
     facts = {f.label: f.detail for f in reveal.facts}
     assert facts["chain id"] == str(chain.anvil.chain_id)
     assert facts["confirmations"] == "1 of 1"
-    assert facts["amount locked"] == f"{AMOUNT} wei (0.03 ETH)"
+    assert facts["amount locked"] == f"0.03 ETH ({AMOUNT} wei)"
     assert facts["recipient"] == b_rail.address
     assert int(facts["timelock"]) == deal_a.offer["refundAfterMs"] // 1000 - 60
     assert "block" in facts
@@ -158,7 +158,7 @@ async def test_the_payer_learns_the_secret_from_the_chain_without_a_reveal_frame
     shown = summary_text(view).plain
     assert "UNKNOWN:" in shown
     assert f"account {alice.rails['evm-htlc'].address} on chain 31337:" in shown
-    assert " wei (" in shown
+    assert " ETH (" in shown and " wei)" in shown
     notices = []
     while not events.empty():
         event = events.get_nowait()
