@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tclk_tui.protocol.money import money_text
 from tclk_tui.rails.base import SettlementError
 
 from .escrow import deposit_data, deposit_token_data, deposit_token_permit_data
 from .expect import Expectation, format_ether, format_units
-from .token import ETHER, TokenState, approve_data, permit_digest, read_token
+from .token import ETHER, TokenAsset, TokenState, approve_data, permit_digest, read_token
 from .tx import Sender, gwei_text
 
 __all__ = ["PERMIT_LIFETIME_S", "DepositPlan", "Funding", "explain_revert", "problem_text"]
@@ -55,6 +56,10 @@ def explain_revert(exc: SettlementError, what: str) -> SettlementError:
         if words in text:
             return SettlementError(f"tclk: evm-htlc {what} refused ({rule}): {text}", code=rule)
     return exc
+
+
+def _short(amount: int, asset: TokenAsset) -> str:
+    return money_text(amount, asset.symbol, asset.decimals)
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,9 +141,9 @@ class Funding:
             raise explain_revert(exc, "the approve") from None
         return DepositPlan(data=plain, value=0, gas=TOKEN_DEPOSIT_GAS, estimated=False,
                            approve=approve, approve_gas=approve_gas, token=state,
-                           how=f"the allowance ({format_units(state.allowance, token)}) is below "
-                               f"the amount: an approve transaction for exactly "
-                               f"{format_units(want.amount, token)} goes first")
+                           how=f"the allowance ({_short(state.allowance, token)}) is below the "
+                               f"amount: an approve transaction for exactly "
+                               f"{_short(want.amount, token)} goes first")
 
     async def quote(self, want: Expectation, now_s: int, balance: int
                     ) -> tuple[list[tuple[str, str]], list[str]]:
