@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["MINIMAL_UNIT", "minimal_text", "money_text", "units_text", "whole_amount"]
+__all__ = ["MINIMAL_UNIT", "amount_units", "minimal_text", "money_text", "units_text",
+           "whole_amount"]
 
 MINIMAL_UNIT = {"ETH": "wei"}
 """The name of an asset's minimal unit where it has one everybody uses."""
@@ -41,14 +42,17 @@ def units_text(amount: int, decimals: int) -> str:
     return f"{whole}.{str(frac).rjust(decimals, '0').rstrip('0')}"
 
 
-def money_text(amount: object, asset: str, decimals: int | None) -> str:
-    """`0.25 ETH` with known decimals; `1000 FLOP` (minimal units) without them."""
+def amount_units(amount: object, decimals: int | None) -> str:
+    """The number alone: `0.25` with 18 decimals; the minimal units without decimals."""
     value = whole_amount(amount)
     if value is None:
-        return f"{amount} {asset}"  # not an amount: shown as it came, the face quotes it
-    if decimals is None:
-        return f"{value} {asset}"
-    return f"{units_text(value, decimals)} {asset}"
+        return str(amount)  # not an amount: shown as it came, the face quotes it
+    return str(value) if decimals is None else units_text(value, decimals)
+
+
+def money_text(amount: object, asset: str, decimals: int | None) -> str:
+    """`0.25 ETH` with known decimals; `1000 FLOP` (minimal units) without them."""
+    return f"{amount_units(amount, decimals)} {asset}"
 
 
 def minimal_text(amount: object, asset: str, decimals: int | None) -> str:

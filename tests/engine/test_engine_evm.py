@@ -211,6 +211,7 @@ async def test_a_lock_the_balance_cannot_cover_is_refused_before_anything_is_pos
 async def test_the_offer_form_names_the_evm_rules_and_margin(evm_pair: EvmPair):
     problems = evm_pair.alice.validate_offer_draft(evm_draft(asset="FLOP", refund_gap_s="90"))
     by_field = {p.field: p.message for p in problems}
-    assert "settles ETH" in by_field["asset"]
+    assert "has no token on chain 31337" in by_field["asset"]
+    assert "it trades ETH" in by_field["asset"]
     assert "refundAfterMs - 60 s" in by_field["refund_gap_s"]
     assert evm_pair.alice.validate_offer_draft(evm_draft()) == []

@@ -249,15 +249,22 @@ class EvmHtlcRail(RailFeatures):
         return await self.node.balance(address or self.address)
 
     async def refresh_account(self) -> None:
-        """Read this account's balances now (ether and each token) for `account_text`."""
+        """Read this account's balances now (ether and each token) for `account_text`; a
+        configured token that is not what `evm.json` says (no code, other decimals) is
+        refused here, so the operator hears of it before any deal needs it."""
         self._last_balance = await self.balance()
+        problem: SettlementError | None = None
         for symbol, token in self.config.assets.items():
             try:
+                await self.check_asset(token)
                 state = await read_token(self.node, token, self.address, self.config.escrow)
-            except SettlementError:
+            except SettlementError as exc:
                 self._last_tokens.pop(symbol, None)
+                problem = problem or exc
             else:
                 self._last_tokens[symbol] = state.balance
+        if problem is not None:
+            raise problem
 
     def account_text(self) -> str:
         """The account and its last-read balances, for the faces (no I/O)."""
