@@ -61,11 +61,13 @@ def short(did: str | None) -> str:
     return f"{did[:12]}…{did[-4:]}" if len(did) > 20 else did
 
 
-def describe_frame(frame: dict) -> str:
-    """A frame in plain words for the transcript view (values are quoted, never interpreted)."""
+def describe_frame(frame: dict, amount_text: str | None = None) -> str:
+    """A frame in plain words for the transcript view (values are quoted, never interpreted);
+    an offer's amount as `amount_text` says it reads (engine.money), when given."""
     kind = frame.get("type")
     if kind == "offer":
-        return (f"offer: {frame['role']} {frame['amount']} {frame['asset']} under a "
+        shown = amount_text or f"{frame['amount']} {frame['asset']}"
+        return (f"offer: {frame['role']} {shown} under a "
                 f"{frame['lock']} lock on {', '.join(frame['rails'])}")
     if kind == "accept":
         return f"accept with statement {frame['statement'][:14]}…"
@@ -277,6 +279,7 @@ class DealSession:
 
     def view(self) -> DealView:
         state = self.state
+        shown = self.money(state.rail)
         records = []
         for record, step in zip(self._records(), self._steps, strict=False):
             frame = try_decode_frame(record.line)
@@ -284,7 +287,7 @@ class DealSession:
                 room=record.room, seq=record.seq, ts_ms=record.timestamp_ms,
                 sender=record.sender, verified=self._verified(record),
                 type=frame.get("type") if frame else None,
-                summary=describe_frame(frame) if frame else record.line[:120],
+                summary=describe_frame(frame, shown.text) if frame else record.line[:120],
                 ok=step.ok, reason=step.reason, mine=record.sender == self.ctx.did))
         timeline = []
         for record, step in zip(self._records(), self._steps, strict=False):
@@ -305,7 +308,6 @@ class DealSession:
                 break
         answers = self.legal_actions()
         disagreement = self.disagreement()
-        shown = self.money(state.rail)
         return DealView(
             deal_id=self.deal_id, contract=state.contract,
             role="observer" if self.observer else self.role,
