@@ -208,7 +208,7 @@ class Sender:
         for row in self.txlog.live(self.chain_id, self.address):
             if row.nonce < pending:
                 continue
-            if await self._known(row.tx_hash):
+            if row.id in self._in_flight or await self._known(row.tx_hash):
                 nonce = max(nonce, row.nonce + 1)
             elif row.raw is not None and row.nonce == nonce:
                 with contextlib.suppress(SettlementError):

@@ -126,9 +126,16 @@ class TxLog:
         return row
 
     def mark(self, row: TxRow, state: str, block: int | None = None) -> None:
+        """A state seen since the send: written without waiting for the disk, since a mark
+        lost to a power cut is read again from the chain (only the row itself, written before
+        the send, must be on disk before the transaction leaves)."""
         with self._lock:
-            self._db.execute("UPDATE evm_tx SET state = ?, block = ? WHERE id = ?",
-                             (state, block, row.id))
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            try:
+                self._db.execute("UPDATE evm_tx SET state = ?, block = ? WHERE id = ?",
+                                 (state, block, row.id))
+            finally:
+                self._db.execute("PRAGMA synchronous=FULL")
 
     def find(self, chain_id: int, kind: str, lock_id: str, *,
              tx_hash: str | None = None) -> TxRow | None:
