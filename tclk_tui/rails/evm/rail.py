@@ -404,6 +404,17 @@ class EvmHtlcRail(RailFeatures):
             return LockQuote(facts=(), problems=(problem_text(exc),),
                              read_ms=int(self._clock()))
         self._last_balance = balance
+        held = await self.read_lock(self.lock_id_for(want))
+        if held.status == "locked":  # sent before a restart: the lock costs nothing more
+            return LockQuote(facts=(("account", self.address), ("balance",
+                                    format_units(balance, ETHER)),
+                                    ("on chain", "already locked under these terms (sent "
+                                     "before a restart): nothing more is sent")),
+                             read_ms=int(self._clock()))
+        if held.status is not None:
+            return LockQuote(facts=(), problems=(
+                f"this lock is already {held.status} on chain (rule: already-settled)",),
+                read_ms=int(self._clock()))
         facts, problems = await self.funding.quote(want, now_s, balance)
         return LockQuote(facts=tuple(facts), problems=tuple(problems),
                          read_ms=int(self._clock()))
