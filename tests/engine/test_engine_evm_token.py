@@ -180,3 +180,20 @@ def test_evm_json_names_assets_and_fee_caps_and_bad_ones_are_refused(tmp_path):
         (tmp_path / "evm.json").write_text(json.dumps({**base, **change}))
         with pytest.raises(EngineError, match=reason):
             load_evm_settings(tmp_path)
+
+
+async def test_identity_prints_the_evm_account_and_what_it_holds(token_pair):
+    from tclk_tui import cli_text
+
+    pair = token_pair
+    rail = pair.alice.rails["evm-htlc"]
+    await pair.chain.mint(pair.token, rail.address, UNITS)
+    answer = await execute(pair.alice, "identity", {})
+    evm = answer["evm"]
+    assert evm["address"] == rail.address and evm["chain_id"] == 31337
+    held = {b["asset"]: b for b in evm["balances"]}
+    assert held["ETH"]["units"] == str(ETHER) and held["ETH"]["text"].startswith("1 ETH (")
+    assert held["USDC"]["text"] == f"1.5 USDC ({UNITS} units of USDC, 6 decimals)"
+    text = cli_text.identity(answer)
+    assert f"evm-htlc account {rail.address} on chain 31337" in text
+    assert "1.5 USDC" in text and "fund this address" in text
