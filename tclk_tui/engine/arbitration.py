@@ -1,6 +1,7 @@
 """The arbiter's and juror's desk: secret shares and commit-reveal votes (SPEC §8).
 
-Vote rounds ride the deal room as signed plain lines (not tclk/1 frames, so a fold skips them):
+Vote rounds ride the deal room as signed plain lines (`protocol.side_lines`; not tclk/1 frames,
+so a fold skips them):
 `tclk1-vote commit <commitment>` first, then `tclk1-vote reveal <salt> <verdict>`. A reveal
 counts only when it opens that juror's own earlier commitment, and a commitment posted after
 any reveal of the round is late: that is what stops a juror from copying or adapting.
@@ -24,10 +25,17 @@ from tclk_tui.protocol.arbitration import (
 )
 from tclk_tui.protocol.errors import TclkError
 from tclk_tui.protocol.locks import verify_secret
+from tclk_tui.protocol.side_lines import (
+    VoteCommitLine,
+    VoteRevealLine,
+    encode_vote_commit,
+    encode_vote_reveal,
+    is_vote_line,
+    try_parse_vote,
+)
 from tclk_tui.protocol.transcript import TranscriptRecord, verify_transcript_record
 
 ShareKind = Literal["preimage", "witness"]
-VOTE_PREFIX = "tclk1-vote "
 _T = TypeVar("_T")
 
 
@@ -59,11 +67,11 @@ class VoteCommit:
 
     @property
     def commit_line(self) -> str:
-        return commit_line(self.commitment)
+        return encode_vote_commit(self.commitment)
 
     @property
     def reveal_line(self) -> str:
-        return reveal_line(self.salt, self.verdict)
+        return encode_vote_reveal(self.salt, self.verdict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,14 +81,6 @@ class Tally:
     reveals: dict[str, str] = field(default_factory=dict)  # juror DID -> verdict (opened)
     counts: dict[str, int] = field(default_factory=dict)  # verdict -> votes
     problems: tuple[str, ...] = ()
-
-
-def commit_line(commitment: str) -> str:
-    return f"{VOTE_PREFIX}commit {commitment}"
-
-
-def reveal_line(salt: str, verdict: str) -> str:
-    return f"{VOTE_PREFIX}reveal {salt} {verdict}"
 
 
 def _guard(call: Callable[..., _T], *args: Any) -> _T:
@@ -114,6 +114,7 @@ def commit_vote(contract: str, verdict: str) -> VoteCommit:
                                "on the venue (it trims them)")
     salt = generate_salt()
     commitment = _guard(vote_commitment, contract, verdict, salt)
+    _guard(encode_vote_reveal, salt, verdict)  # the opening must fit a room line too
     return VoteCommit(contract=contract, verdict=verdict, salt=salt, commitment=commitment)
 
 
@@ -135,12 +136,11 @@ def tally(contract: str, records: Iterable[TranscriptRecord],
     outsiders: set[str] = set()
     revealing = False
     for record in records:
-        if not record.line.startswith(VOTE_PREFIX):
+        if not is_vote_line(record.line):
             continue
         if not verify_transcript_record(record).ok:
             problems.append(f"seq {record.seq}: vote line with a bad signature ignored")
             continue
-        body = record.line[len(VOTE_PREFIX):]
         juror = record.sender
         if panel is not None and juror not in panel:
             if juror not in outsiders:
@@ -148,16 +148,17 @@ def tally(contract: str, records: Iterable[TranscriptRecord],
                 problems.append(f"seq {record.seq}: vote from {juror}, who is not on the "
                                 "panel, ignored")
             continue
-        if body.startswith("commit "):
+        vote = try_parse_vote(record.line)
+        if isinstance(vote, VoteCommitLine):
             if revealing:
                 problems.append(f"seq {record.seq}: commitment after reveals began ignored")
             elif juror in commits:
                 problems.append(f"seq {record.seq}: second commitment from one juror ignored")
             else:
-                commits[juror] = body[len("commit "):].strip()
-        elif body.startswith("reveal "):
+                commits[juror] = vote.commitment
+        elif isinstance(vote, VoteRevealLine):
             revealing = True
-            salt, _, verdict = body[len("reveal "):].partition(" ")
+            salt, verdict = vote.salt, vote.verdict
             if juror not in commits:
                 problems.append(f"seq {record.seq}: reveal without a commitment ignored")
             elif juror in reveals:

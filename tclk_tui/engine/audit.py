@@ -12,13 +12,13 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tclk_tui.engine.arbitration import VOTE_PREFIX
 from tclk_tui.engine.errors import os_error_sentence
 from tclk_tui.engine.vote_round import RoundView, read_round
 from tclk_tui.protocol.codec import try_decode_frame
 from tclk_tui.protocol.errors import TclkError
 from tclk_tui.protocol.naming import OFFER_ROOM, deal_room
 from tclk_tui.protocol.panel import panel_of, vote_deadline
+from tclk_tui.protocol.side_lines import is_vote_line
 from tclk_tui.protocol.transcript import (
     TranscriptRecord,
     check_nonce_order,
@@ -175,7 +175,7 @@ def panel_round(offer: dict, contract: str, records: list[TranscriptRecord]) -> 
         return None
     if panel is None or panel.kind != "committee":
         return None
-    if not any(r.line.startswith(VOTE_PREFIX) for r in records):
+    if not any(is_vote_line(r.line) for r in records):
         return None
     return read_round(contract, records, panel.members, vote_deadline(offer, panel))
 

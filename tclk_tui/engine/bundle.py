@@ -13,12 +13,11 @@ import json
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
-from tclk_tui.engine.arbitration import VOTE_PREFIX
 from tclk_tui.engine.audit import panel_round
-from tclk_tui.engine.board import parse_statement_line
 from tclk_tui.protocol.errors import TclkError
 from tclk_tui.protocol.naming import OFFER_ROOM, deal_room
 from tclk_tui.protocol.panel import check_statement
+from tclk_tui.protocol.side_lines import is_statement_line, is_vote_line, try_parse_statement
 from tclk_tui.protocol.transcript import (
     TranscriptRecord,
     fold_transcript,
@@ -56,12 +55,13 @@ async def build_bundle(wallet: Wallet, deal_id: str) -> dict[str, Any]:
     contract = deal.state.contract
     board = [deal.offer_record, *deal.board_records]
     statements = [r for r in wallet.evidence.records(OFFER_ROOM)
-                  if (parse_statement_line(r.line) or ("",))[0] == deal.deal_id]
+                  if (line := try_parse_statement(r.line)) is not None
+                  and line.offer_id == deal.deal_id]
     room_records = list(deal.room_records)
     if contract is not None:
         kept = {(r.seq, r.line) for r in room_records}
         room_records += [r for r in wallet.evidence.records(deal_room(contract))
-                         if (r.seq, r.line) not in kept and r.line.startswith(VOTE_PREFIX)]
+                         if (r.seq, r.line) not in kept and is_vote_line(r.line)]
         room_records.sort(key=lambda r: r.seq)
     rail: dict[str, Any] | None = None
     state = deal.state
@@ -131,7 +131,7 @@ def audit_bundle(name: str, data: dict[str, Any]) -> dict[str, Any]:
         if not verdict.ok:
             out["unverified"] += 1
             out["problems"].append(f"{record.room} #{record.seq}: {verdict.reason}")
-    frames = [r for r in board if parse_statement_line(r.line) is None]
+    frames = [r for r in board if not is_statement_line(r.line)]
     fold = fold_transcript([*frames, *room])
     if fold.state is None:
         out["problems"].append("the records open no contract")
@@ -142,8 +142,8 @@ def audit_bundle(name: str, data: dict[str, Any]) -> dict[str, Any]:
     if data.get("status") != fold.state.status:
         out["problems"].append(f"the bundle claims {data.get('status')!r}; its records fold "
                                f"to {fold.state.status!r}")
-    lines = {r.sender: parsed[1] for r in board
-             if (parsed := parse_statement_line(r.line)) is not None
+    lines = {r.sender: parsed.statement for r in board
+             if (parsed := try_parse_statement(r.line)) is not None
              and verify_transcript_record(r).ok}
     ok, why = check_statement(fold.state.offer, fold.state.statement, lines)
     if ok is False:

@@ -19,8 +19,13 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from tclk_tui.engine.arbitration import VOTE_PREFIX
 from tclk_tui.protocol.arbitration import verify_vote_commitment
+from tclk_tui.protocol.side_lines import (
+    VoteCommitLine,
+    VoteRevealLine,
+    is_vote_line,
+    try_parse_vote,
+)
 from tclk_tui.protocol.transcript import TranscriptRecord, verify_transcript_record
 
 
@@ -70,7 +75,7 @@ def read_round(contract: str, records: Iterable[TranscriptRecord], jurors: tuple
     flags: dict[str, list[str]] = {d: [] for d in jurors}
     problems: list[str] = []
     for record in records:
-        if not record.line.startswith(VOTE_PREFIX):
+        if not is_vote_line(record.line):
             continue
         where = f"seq {record.seq}"
         if not verify_transcript_record(record).ok:
@@ -81,17 +86,17 @@ def read_round(contract: str, records: Iterable[TranscriptRecord], jurors: tuple
             problems.append(f"{where}: vote line from {juror[:20]}…, who is not on the panel, "
                             "ignored")
             continue
-        body = record.line[len(VOTE_PREFIX):]
-        if body.startswith("commit "):
+        vote = try_parse_vote(record.line)
+        if isinstance(vote, VoteCommitLine):
             if record.timestamp_ms >= deadline_ms:
                 problems.append(f"{where}: commitment after the round closed ignored")
                 flags[juror].append("late commitment")
             elif juror in commits:
                 problems.append(f"{where}: second commitment from one juror ignored")
             else:
-                commits[juror] = (record.seq, body[len("commit "):].strip())
-        elif body.startswith("reveal "):
-            salt, _, verdict = body[len("reveal "):].partition(" ")
+                commits[juror] = (record.seq, vote.commitment)
+        elif isinstance(vote, VoteRevealLine):
+            salt, verdict = vote.salt, vote.verdict
             if juror not in commits:
                 problems.append(f"{where}: opening without a commitment ignored")
             elif juror in verdicts:

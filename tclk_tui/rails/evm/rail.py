@@ -15,6 +15,7 @@ may be hours old.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -59,6 +60,7 @@ from .tx import REPLACE_AFTER_S, FeeCap, Receipt, Sender
 from .txlog import TxLog
 
 __all__ = ["EvmConfig", "EvmHtlcRail", "LockReport", "deploy_escrow"]
+log = logging.getLogger(__name__)
 
 _SETTLED_STATES = ("failed", "dropped")  # a journaled row in these never counts: send anew
 
@@ -447,6 +449,8 @@ class EvmHtlcRail(RailFeatures):
                        ref: str) -> str:
         lock_hex = "0x" + lock.hex()
         now_s = await self._lock_time(want, terms)
+        if want.asset.native:
+            await self.sender.check_value(kind="deposit", lock_id=lock_hex, value=want.amount)
         plan = await self.funding.plan(want, now_s)
         note = (f"the lock can wait about {max(0, want.timelock - TIMELOCK_MARGIN_S - now_s)} s "
                 "more before the payee's claim window is gone")
@@ -572,7 +576,10 @@ class EvmHtlcRail(RailFeatures):
         """
         notes = []
         mined_nonce = await self.node.nonce(self.address, "latest")
-        for row in self.txlog.unfinished(self.config.chain_id):
+        unfinished = self.txlog.unfinished(self.config.chain_id)
+        log.info("evm reconcile: %d journaled transaction(s) not known to be mined on chain %d",
+                 len(unfinished), self.config.chain_id)
+        for row in unfinished:
             found = None
             for member in self.txlog.same_nonce(row):
                 receipt = await self.sender.receipt(member.tx_hash)
@@ -585,15 +592,22 @@ class EvmHtlcRail(RailFeatures):
                     if other.id != member.id and other.state in ("signed", "sent"):
                         self.txlog.mark(other, "replaced")
                 if member.state in ("signed", "sent"):
+                    log.info("evm reconcile: %s %s (journaled %s) found in block %d (%s)",
+                             member.kind, member.tx_hash, member.state, receipt.block,
+                             "ok" if receipt.ok else "reverted")
                     self.txlog.mark(member, "mined" if receipt.ok else "failed", receipt.block)
                     notes.append(f"evm-htlc: {member.kind} {member.tx_hash[:12]}… found in block "
                                  f"{receipt.block} ({'ok' if receipt.ok else 'reverted'})")
                 continue
             if row.sender == self.address and mined_nonce > row.nonce:
+                log.info("evm reconcile: %s %s (journaled %s) never mined and its nonce %d is "
+                         "taken: dropped", row.kind, row.tx_hash, row.state, row.nonce)
                 self.txlog.mark(row, "dropped")
                 notes.append(f"evm-htlc: {row.kind} {row.tx_hash[:12]}… never mined and its "
                              f"nonce {row.nonce} is taken: it is sent anew when its deal acts")
                 continue
+            log.info("evm reconcile: %s %s (journaled %s) is not on chain yet: sent again, "
+                     "unchanged, when its deal next acts", row.kind, row.tx_hash, row.state)
             notes.append(f"evm-htlc: {row.kind} {row.tx_hash[:12]}… is not on chain yet; "
                          "it is sent again, unchanged, when its deal next acts")
         return notes

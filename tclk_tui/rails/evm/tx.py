@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import fcntl
+import logging
 import math
 import os
 import time
@@ -39,6 +40,7 @@ from .rpc import NodeClient, hex_int
 from .txlog import TxLog, TxRow
 
 __all__ = ["DEFAULT_FEE_CAP", "FeeCap", "Receipt", "Sender", "gwei_text"]
+log = logging.getLogger(__name__)
 
 GAS_HEADROOM = 1.25
 RECEIPT_TIMEOUT_S = 60.0
@@ -86,6 +88,10 @@ class Receipt:
 
 def _no_step(name: str) -> None:
     return None
+
+
+def _outcome(receipt: Receipt) -> str:
+    return "ok" if receipt.ok else "reverted"
 
 
 def _refuse(message: str, code: str) -> SettlementError:
@@ -145,6 +151,8 @@ class Sender:
             tip = FALLBACK_TIP_WEI
         cap = self.cap
         if base >= cap.max_fee_wei:
+            log.warning("evm %s waits: the base fee %d wei is at or above the cap %d wei",
+                        kind, base, cap.max_fee_wei)
             raise _refuse(f"the network's base fee is {gwei_text(base)}, at or above this "
                           f"profile's max_fee_gwei of {gwei_text(cap.max_fee_wei)}: the {kind} "
                           f"waits, nothing is sent until the base fee falls below the cap"
@@ -233,6 +241,18 @@ class Sender:
         signed = self._account.sign_transaction({**fields, "data": data})
         return "0x" + bytes(signed.hash).hex(), "0x" + bytes(signed.raw_transaction).hex()
 
+    async def check_value(self, *, kind: str, lock_id: str, value: int) -> None:
+        """Refuse, before anything is estimated or signed, a value the account cannot send."""
+        balance = await self.node.balance(self.address)
+        if balance - self.in_flight_cost() <= value:
+            log.warning("evm %s for lock %s refused before signing: %s holds %d wei, the "
+                        "value alone is %d wei", kind, lock_id, self.address, balance, value)
+            raise SettlementError(
+                f"tclk: evm-htlc insufficient funds: {self.address} holds {balance} wei"
+                + (f" ({self.in_flight_cost()} wei promised to transactions in flight)"
+                   if self._in_flight else "")
+                + f", the {kind} alone moves {value} wei, before gas", code="insufficient-funds")
+
     async def send(self, *, kind: str, lock_id: str, to: str, data: bytes, value: int,
                    keep_raw: bool, spendable_check: bool = True, wait_note: str = "",
                    gas: int | None = None) -> Receipt:
@@ -241,6 +261,8 @@ class Sender:
         balance = await self.node.balance(self.address)
         spendable = balance - self.in_flight_cost()
         if spendable_check and spendable <= value:
+            log.warning("evm %s for lock %s refused before signing: %s holds %d wei, the "
+                        "value alone is %d wei", kind, lock_id, self.address, balance, value)
             raise SettlementError(
                 f"tclk: evm-htlc insufficient funds: {self.address} holds {balance} wei"
                 + (f" ({self.in_flight_cost()} wei promised to transactions in flight)"
@@ -249,6 +271,9 @@ class Sender:
         gas = gas if gas is not None else await self.estimate(to, data, value)
         cost = value + gas * fees["maxFeePerGas"]
         if spendable_check and spendable < cost:
+            log.warning("evm %s for lock %s refused before signing: %s holds %d wei, it "
+                        "needs up to %d wei with gas", kind, lock_id, self.address, balance,
+                        cost)
             raise SettlementError(
                 f"tclk: evm-htlc insufficient funds: {self.address} holds {balance} wei, "
                 f"the {kind} needs up to {cost} wei (value {value} + gas {gas} at "
@@ -261,6 +286,9 @@ class Sender:
             row = self.txlog.record(chain_id=self.chain_id, kind=kind, lock_id=lock_id,
                                     sender=self.address, nonce=nonce, tx_hash=tx_hash,
                                     fields=fields, raw=raw if keep_raw else None)
+            log.info("evm %s for lock %s: signed %s (chain %d, nonce %d, gas %d, max fee %d "
+                     "wei) and journaled before sending", kind, lock_id, tx_hash, self.chain_id,
+                     nonce, gas, fees["maxFeePerGas"])
             self.on_step(f"evm-{kind}-signed")
             await self._broadcast(row, raw)
             self._in_flight[row.id] = cost
@@ -280,21 +308,31 @@ class Sender:
         for member in group:
             receipt = await self.receipt(member.tx_hash)
             if receipt is not None:
+                log.info("evm %s %s (journaled %s) found on chain in block %d: %s",
+                         member.kind, member.tx_hash, member.state, receipt.block,
+                         _outcome(receipt))
                 self._settle(group, member, receipt)
                 return receipt
         if await self.node.nonce(self.address, "latest") > row.nonce:
+            log.info("evm %s %s (journaled %s) never mined and its nonce %d is taken: dropped, "
+                     "sent anew", row.kind, row.tx_hash, row.state, row.nonce)
             for member in group:  # the nonce was taken by a transaction that is not this one
                 self.txlog.mark(member, "dropped")
             return None
         raw = row.raw
         if raw is None:
             if data is None:
+                log.info("evm %s %s (journaled %s) is not on chain and cannot be rebuilt "
+                         "here: the chain's own state decides", row.kind, row.tx_hash,
+                         row.state)
                 return None
             tx_hash, raw = self._sign(row.fields, data)
             if tx_hash != row.tx_hash:
                 raise SettlementError("tclk: evm-htlc the journaled transaction does not "
                                       "rebuild to the same hash; nothing sent",
                                       code="journal-mismatch")
+        log.info("evm %s %s (journaled %s) is not on chain: sending the same transaction "
+                 "again", row.kind, row.tx_hash, row.state)
         async with self._send_slot():
             await self._broadcast(row, raw)
         return await self._until_mined(row, data)
@@ -307,15 +345,19 @@ class Sender:
             known = exc.code == "node-refused" and (
                 await self.receipt(row.tx_hash) is not None or await self._known(row.tx_hash))
             if not known:
+                log.warning("evm %s %s: the node refused it (%s)", row.kind, row.tx_hash,
+                            exc.code)
                 if exc.code == "node-refused":
                     self.txlog.mark(row, "dropped")  # never taken: its nonce is free again
                 raise
+            log.info("evm %s %s: the node already has it", row.kind, row.tx_hash)
             answered = row.tx_hash
         if not isinstance(answered, str) or answered.lower() != row.tx_hash:
             raise SettlementError("tclk: evm node answered another transaction hash than the "
                                   "one signed", code="bad-node")
         self.on_step(f"evm-{row.kind}-sent")
         self.txlog.mark(row, "sent")
+        log.info("evm %s %s sent; waiting for its receipt", row.kind, row.tx_hash)
 
     def _settle(self, group: list[TxRow], mined: TxRow, receipt: Receipt) -> None:
         """One of a nonce's transactions is mined: it counts, the others are replaced."""
@@ -323,6 +365,9 @@ class Sender:
             if member.id != mined.id:
                 self.txlog.mark(member, "replaced")
         self.txlog.mark(mined, "mined" if receipt.ok else "failed", receipt.block)
+        log.info("evm %s %s mined in block %d: %s, gas used %d, fee %d wei", mined.kind,
+                 mined.tx_hash, receipt.block, _outcome(receipt), receipt.gas_used,
+                 receipt.fee_wei)
 
     async def _until_mined(self, row: TxRow, data: bytes | None) -> Receipt:
         """Wait for this nonce's receipt, replacing a stuck transaction within the cap."""
@@ -340,6 +385,8 @@ class Sender:
                 bump_at = now + self.replace_after_s
                 await self._replace(group[-1], data)
             if now >= deadline:
+                log.warning("evm %s not mined within %.0f s: journaled, looked up again before "
+                            "anything is resent", group[-1].tx_hash, self._timeout_s)
                 raise SettlementError(f"tclk: evm-htlc transaction {group[-1].tx_hash} not "
                                       f"mined within {self._timeout_s:.0f} s (journaled; it is "
                                       "looked up again before anything is resent)",
@@ -370,6 +417,8 @@ class Sender:
             await self._broadcast(row, raw)
         except SettlementError:
             return None  # the node refused the replacement: the first one still stands
+        log.info("evm %s %s replaced by %s at nonce %d: max fee %d -> %d wei, tip %d -> %d wei",
+                 stuck.kind, stuck.tx_hash, tx_hash, stuck.nonce, old_fee, fee, old_tip, tip)
         return row
 
     async def _known(self, tx_hash: str) -> bool:
