@@ -19,6 +19,7 @@ import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
+from pathlib import Path
 
 from eth_utils import to_checksum_address
 
@@ -114,7 +115,7 @@ class EvmHtlcRail(RailFeatures):
                  clock: Clock = wall_clock_ms,
                  on_step: Callable[[str], None] | None = None,
                  node: NodeClient | None = None,
-                 lock_dir=None,
+                 lock_dir: Path | None = None,
                  replace_after_s: float = REPLACE_AFTER_S) -> None:
         self.config = config
         self.node = node or NodeClient(config.url)
