@@ -67,6 +67,10 @@ def status(a: Answer) -> str:
     if a.get("disagreement"):
         lines.insert(3, f"UNKNOWN: {a['disagreement']}; `tclk-tui reconcile {a['deal'][:12]}` "
                         "re-reads the rail and re-folds")
+    if a.get("accepted_by"):
+        lines.append(f"accepted by: {a['accepted_by']}")
+    lines += [f"refused accept from {r['from']}: {r['reason']}"
+              for r in a.get("refused_accepts", [])]
     if a.get("note"):
         lines.append(f"note from the counterparty: {a['note']}")
     lines += [f"  #{r['seq']} {'ok ' if r['ok'] else 'REJ'} {r['summary']}"

@@ -54,7 +54,7 @@ async def build_bundle(wallet: Wallet, deal_id: str) -> dict[str, Any]:
     """The evidence of one of our deals (or a case we referee), as a JSON-safe dict."""
     deal = wallet.deal(deal_id)
     contract = deal.state.contract
-    board = [deal.offer_record, *deal.board_records]
+    board = deal.board_transcript()  # the offer, the accept it is bound to, the rest
     statements = [r for r in wallet.evidence.records(OFFER_ROOM)
                   if (parse_statement_line(r.line) or ("",))[0] == deal.deal_id]
     room_records = list(deal.room_records)

@@ -288,6 +288,8 @@ def deal_detail(view: DealView) -> dict[str, Any]:
         "note": view.note,
         "transcript_status": view.transcript_status, "rail_status": view.rail_status,
         "disagreement": view.disagreement,
+        "accepted_by": view.accepted_by,
+        "refused_accepts": [{"from": who, "reason": why} for who, why in view.refused_accepts],
         "unavailable": dict(view.unavailable),
         "records": [{"room": r.room, "seq": r.seq, "ts_ms": r.ts_ms, "sender": r.sender,
                      "verified": r.verified, "type": r.type, "summary": r.summary, "ok": r.ok,

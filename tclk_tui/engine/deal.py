@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import secrets as _secrets
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -85,6 +85,7 @@ def describe_frame(frame: dict) -> str:
 
 
 UNKNOWN = "unknown"
+MAX_REFUSED_SHOWN = 16
 """A deal's shown status when its rail and its transcript disagree (see `disagreement`)."""
 LOCK_MARGIN_MS = 120_000
 """The lock gate closes this long before refundAfterMs: venue stamps lag the local clock."""
@@ -124,6 +125,16 @@ class DealSession:
     # own line is read back before the follower delivers what landed just ahead of it).
     board_records: list[TranscriptRecord] = field(default_factory=list)
     room_records: list[TranscriptRecord] = field(default_factory=list)
+    # The accept this deal is bound to, forever: the first valid accept this wallet journaled
+    # (public on the board, or `private`: a sealed letter whose seq counts in its own room).
+    # Once set, the fold is the offer, this accept, then everything else (see `_records`).
+    accept_record: TranscriptRecord | None = None
+    accept_private: bool = False
+    # Journals the accept the moment it binds (the book sets it), so a restart rebuilds the
+    # same deal.
+    on_bound: Callable[[DealSession], None] | None = field(default=None, repr=False)
+    # Private accepts refused since this wallet opened (sender, why): never journaled.
+    refused_letters: list[tuple[str, str]] = field(default_factory=list, repr=False)
     lock_check: LockCheck | None = None
     # The rail's own word on the lock (locked, claimed, refunded; None: unknown or not asked),
     # shown beside the transcript's status; see `watch_rail`.
@@ -159,10 +170,19 @@ class DealSession:
         return state.status != "proposed" and self.ctx.did not in (state.payer_did,
                                                                     state.payee_did)
 
+    def board_transcript(self) -> list[TranscriptRecord]:
+        """The offer, then the accept the deal is bound to, then every other board record in
+        board order: the deal's records before its room, in the order they are folded."""
+        bound = self.accept_record
+        if bound is None:
+            return [self.offer_record, *self.board_records]
+        return [self.offer_record, bound, *(r for r in self.board_records if r != bound)]
+
     def _records(self) -> list[TranscriptRecord]:
         # Board records first: once a contract exists nothing further on the board can move it,
-        # and its room holds only records written after the accept.
-        return [self.offer_record, *self.board_records, *self.room_records]
+        # and its room holds only records written after the accept. Records of different rooms
+        # are never ordered by their seqs: the bound accept goes first whatever its seq says.
+        return [*self.board_transcript(), *self.room_records]
 
     def _refold(self) -> bool:
         fold = fold_transcript(self._records())
@@ -170,9 +190,23 @@ class DealSession:
             raise TclkError("tclk: the offer record does not open a contract")
         before = self._state.status if self._state is not None else None
         self._state, self._steps = fold.state, tuple(fold.steps)
+        if self.accept_record is None and fold.state.contract is not None:
+            self._bind(self._records())
+            fold = fold_transcript(self._records())  # the same state, its steps in this order
+            assert fold.state is not None
+            self._state, self._steps = fold.state, tuple(fold.steps)
         if before != self._state.status:
             self.rail_check = None  # read against another transcript: ask the rail again
         return before != self._state.status
+
+    def _bind(self, records: list[TranscriptRecord]) -> None:
+        """Pin the accept the fold just took: from now on no other accept is folded first."""
+        for record, step in zip(records, self._steps, strict=False):
+            if step.ok and step.type == "accept":
+                self.accept_record = record
+                if self.on_bound is not None:
+                    self.on_bound(self)
+                return
 
     def ingest_board(self, record: TranscriptRecord) -> bool:
         """An accept or cancel naming our offer; True when it changed the contract's status."""
@@ -183,6 +217,54 @@ class DealSession:
         changed = self._refold()
         self._announce(changed)
         return changed
+
+    def ingest_private(self, record: TranscriptRecord) -> str | None:
+        """A private accept (its record signed for the board, its seq the sealed line's): it
+        binds the deal if nothing has yet, else it is refused. None once it binds (or is the
+        accept the deal is bound to already); otherwise why it was refused."""
+        bound = self.accept_record
+        if bound is not None:
+            if (bound.line, bound.signature) == (record.line, record.signature):
+                return None
+            why = f"the offer is already bound to {self.accepted_by()}"
+        else:
+            trial = fold_transcript([*self.board_transcript(), record])
+            last = trial.steps[-1]
+            if last.ok and last.type == "accept":
+                self.accept_record, self.accept_private = record, True
+                if self.on_bound is not None:
+                    self.on_bound(self)
+                self._announce(self._refold())
+                return None
+            why = (last.reason or "refused by the fold").removeprefix("tclk: ")
+        if len(self.refused_letters) < MAX_REFUSED_SHOWN:
+            self.refused_letters.append((record.sender, why))
+        return why
+
+    def accepted_by(self) -> str:
+        """Which accept the deal is bound to, in words (empty while none is)."""
+        bound = self.accept_record
+        if bound is None:
+            return ""
+        how = "private" if self.accept_private else "public"
+        where = "a sealed letter" if self.accept_private else f"the board's #{bound.seq}"
+        return (f"the {how} accept of {short(bound.sender)} ({where}), the first this wallet "
+                "journaled")
+
+    def refused_accepts(self) -> list[tuple[str, str]]:
+        """Every other accept this deal has seen (sender, why refused): those on the board and
+        the sealed ones refused since this wallet opened."""
+        out = []
+        for record, step in zip(self._records(), self._steps, strict=False):
+            if step.type == "accept" and not step.ok:
+                out.append((record.sender, self._accept_reason(step.reason)))
+        return [*out, *self.refused_letters][:MAX_REFUSED_SHOWN]
+
+    def _accept_reason(self, reason: str | None) -> str:
+        """The fold's reason for a refused accept, saying which accept won when one did."""
+        if self.accept_record is not None and (reason or "").startswith("accept in status"):
+            return f"the offer is already bound to {self.accepted_by()}"
+        return (reason or "refused").removeprefix("tclk: ")
 
     def ingest_room(self, records: list[TranscriptRecord]) -> bool:
         known = {(r.seq, r.line) for r in self.room_records}
@@ -281,7 +363,9 @@ class DealSession:
                 sender=record.sender, verified=self._verified(record),
                 type=frame.get("type") if frame else None,
                 summary=describe_frame(frame) if frame else record.line[:120],
-                ok=step.ok, reason=step.reason, mine=record.sender == self.ctx.did))
+                ok=step.ok, mine=record.sender == self.ctx.did,
+                reason=self._accept_reason(step.reason) if step.type == "accept"
+                and not step.ok else step.reason))
         timeline = []
         for record, step in zip(self._records(), self._steps, strict=False):
             if step.ok and step.type in ("offer", "accept", "lock", "reveal", "refund",
@@ -320,7 +404,8 @@ class DealSession:
             note=note, rail_status=self.rail_check.status if self.rail_check else self.rail_status,
             rail_disagrees=self.rail_disagrees(),
             lock_facts=self.lock_check.facts if self.lock_check is not None else (),
-            rail_account=_account_text(rail))
+            rail_account=_account_text(rail),
+            accepted_by=self.accepted_by(), refused_accepts=tuple(self.refused_accepts()))
 
     # -- the rail beside the transcript ---------------------------------------------------------
 

@@ -27,6 +27,15 @@ def _record_meta(record: TranscriptRecord) -> dict[str, Any]:
             "line": record.line}
 
 
+def _bound_accept(meta: dict[str, Any]) -> tuple[TranscriptRecord, bool] | None:
+    """The accept a journaled deal is bound to, if it was bound before the restart."""
+    try:
+        record = TranscriptRecord(**meta["accept_record"])
+    except (KeyError, TypeError):
+        return None
+    return record, bool(meta.get("accept_private"))
+
+
 class DealBook:
     def __init__(self, journal: Journal, keeper: VaultKeeper, ctx: DealContext,
                  events: EventBus) -> None:
@@ -89,7 +98,8 @@ class DealBook:
             if offer_record.signature is None:  # posted (or not) just before a crash
                 self.pending_offers[offer_record.line] = (row.offer_id, row.role)
                 continue
-            restored.append(self._open(row.offer_id, row.role, offer_record))
+            restored.append(self._open(row.offer_id, row.role, offer_record,
+                                       bound=_bound_accept(meta)))
         for deal in restored:
             if self.unsent_accept(deal.deal_id):
                 self._events.publish(Notice(
@@ -131,10 +141,25 @@ class DealBook:
             self._rows[offer_id] = row.id
         self._install_plans(offer_id, meta)
 
-    def _open(self, offer_id: str, role: str, record: TranscriptRecord) -> DealSession:
-        deal = DealSession(self._ctx, offer_id, role, record)
+    def _open(self, offer_id: str, role: str, record: TranscriptRecord,
+              bound: tuple[TranscriptRecord, bool] | None = None) -> DealSession:
+        accept, private = bound if bound is not None else (None, False)
+        deal = DealSession(self._ctx, offer_id, role, record, accept_record=accept,
+                           accept_private=private, on_bound=self._journal_accept)
         self._sessions[offer_id] = deal
         return deal
+
+    def _journal_accept(self, deal: DealSession) -> None:
+        """The accept a deal just bound to, in its journal row: a restart folds it first again,
+        whatever else the board or the mailbox holds by then."""
+        row_id = self._rows.get(deal.deal_id)
+        row = self.journal.get_deal(row_id) if row_id is not None else None
+        if row is None or deal.accept_record is None:
+            return
+        meta = dict(row.terms)
+        meta["accept_record"] = _record_meta(deal.accept_record)
+        meta["accept_private"] = deal.accept_private
+        self.journal.update_deal(row.id, terms=meta)
 
     def open_accepted(self, offer_id: str, role: str, record: TranscriptRecord) -> DealSession:
         """A deal on someone else's offer, journaled already by `journal_deal`."""

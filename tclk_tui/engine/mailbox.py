@@ -167,10 +167,11 @@ class PrivateMail:
     def _channels(self) -> dict[str, dict]:
         return self._journal.object_setting(SETTING_CHANNELS)
 
-    def _remember_channel(self, channel: Channel, peer: str, *, outgoing: bool) -> None:
+    def _remember_channel(self, channel: Channel, peer: str, *, outgoing: bool,
+                          at: tuple[int, int] = (0, 0)) -> None:
         self._vault.backend.put(CHANNEL_ENTRY + channel.room, channel.key)
         channels = self._channels()
-        channels[channel.room] = {"peer": peer, "out": outgoing}
+        channels[channel.room] = {"peer": peer, "out": outgoing, "at": list(at)}
         self._journal.set_object_setting(SETTING_CHANNELS, channels)
 
     def _cursor(self, room: str) -> int:
@@ -193,7 +194,10 @@ class PrivateMail:
         letters: list[Letter] = []
         for generation in range(1, self.generation + 1):
             await self._open_deliveries(generation)
-        for room, meta in self._channels().items():
+        # In the order their deliveries reached our mailboxes: one room's order, never the
+        # channels' own seqs (each counts in its own room).
+        channels = sorted(self._channels().items(), key=lambda kv: kv[1].get("at") or [0, 0])
+        for room, meta in channels:
             if meta.get("out") or meta.get("done"):
                 continue  # one sealed channel carries one message: once read, it is done
             letters += await self._read_channel(room, meta["peer"])
@@ -220,7 +224,8 @@ class PrivateMail:
                 self._notice(f"mailbox #{record.seq} from {record.sender[:16]}…: {exc}")
                 continue
             if channel.room not in self._channels():
-                self._remember_channel(channel, record.sender, outgoing=False)
+                self._remember_channel(channel, record.sender, outgoing=False,
+                                       at=(generation, record.seq))
 
     async def _read_channel(self, room: str, peer: str) -> list[Letter]:
         key = self._vault.backend.get(CHANNEL_ENTRY + room)

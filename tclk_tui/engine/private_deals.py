@@ -16,15 +16,15 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable
-from dataclasses import asdict
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from tclk_tui.engine.errors import EngineError
 from tclk_tui.engine.events import Notice, NoticeLevel
 from tclk_tui.engine.mailbox import Letter
 from tclk_tui.protocol.arbitration import combine_secret, combine_witness
-from tclk_tui.protocol.codec import try_decode_frame
+from tclk_tui.protocol.builders import make_cancel
+from tclk_tui.protocol.codec import encode_frame, try_decode_frame
 from tclk_tui.protocol.errors import TclkError
 from tclk_tui.protocol.hexutil import HEX32_RE
 from tclk_tui.protocol.locks import point_lock_from_witness, verify_secret
@@ -66,27 +66,46 @@ async def deliver_accept(wallet: Wallet, offer: dict, line: str) -> TranscriptRe
     return record
 
 
-def _adopt_private_accept(wallet: Wallet, record: TranscriptRecord) -> bool:
-    """Fold a private accept into the deal and the board, and keep it in the journal."""
+def _adopt_private_accept(wallet: Wallet, record: TranscriptRecord) -> str | None:
+    """Offer a private accept to its deal: it binds the deal only if no accept has (the deal
+    journals it then); None once it is the deal's accept, else why it was refused. A refused
+    one is journaled nowhere."""
     frame = try_decode_frame(record.line)
     if frame is None or frame["type"] != "accept":
-        return False
+        return "not an accept frame"
     deal = wallet.book.get(frame["ref"])
     if deal is None:
-        return False
-    wallet.journal.set_object_setting(SETTING_PRIVATE_ACCEPT + frame["ref"], asdict(record))
-    changed = wallet.board.ingest([record], now_ms=wallet.now_ms())
-    if changed.added or changed.updated:
-        wallet.events.publish(changed)
-    if deal.ingest_board(record):
+        return "names no deal of this wallet"
+    bound_before = deal.accept_record is not None
+    why = deal.ingest_private(record)
+    if why is not None:
+        return why
+    _show_on_board(wallet, deal.offer_record, record)
+    if not bound_before:
         wallet.book.sync_row(deal)
         if wallet.rooms.following:
             wallet.rooms.follow(deal.room)
-    return True
+    return None
+
+
+def _show_on_board(wallet: Wallet, offer: TranscriptRecord, accept: TranscriptRecord) -> None:
+    """This wallet's board shows the offer as accepted (others see it withdrawn)."""
+    changed = wallet.board.ingest([offer, accept], now_ms=wallet.now_ms())
+    if changed.added or changed.updated:
+        wallet.events.publish(changed)
 
 
 def restore(wallet: Wallet) -> None:
-    """Put the private accepts journaled earlier back into their deals (after a restart)."""
+    """Put the private accepts of restored deals back on this wallet's board (after a
+    restart, before the board's journal is replayed: the offer's withdrawal comes after)."""
+    for deal in wallet.book:
+        if deal.accept_private and deal.accept_record is not None:
+            _show_on_board(wallet, deal.offer_record, deal.accept_record)
+
+
+def restore_legacy(wallet: Wallet) -> None:
+    """Private accepts journaled as settings, before a deal's row kept its accept: each
+    binds its deal only if the board's journal bound none first."""
     for key, value in wallet.journal.settings().items():
         if not key.startswith(SETTING_PRIVATE_ACCEPT):
             continue
@@ -97,7 +116,16 @@ def restore(wallet: Wallet) -> None:
         _adopt_private_accept(wallet, record)
 
 
-def _letter_accept(wallet: Wallet, letter: Letter) -> str | None:
+async def _withdraw(wallet: Wallet, deal: DealSession) -> None:
+    """Our offer is bound to a private accept nobody else can see: withdraw it from the board
+    with a signed cancel, so no later public acceptor's wallet takes itself for the party.
+    The deal does not move (a contract exists; a board cancel cannot touch it)."""
+    frame = make_cancel(from_=wallet.did, contract=deal.deal_id,
+                        reason="withdrawn: accepted privately")
+    await wallet.outbox.publish(OFFER_ROOM, encode_frame(frame), deal_id=deal.deal_id)
+
+
+async def _letter_accept(wallet: Wallet, letter: Letter) -> str | None:
     body = letter.body
     if not all(isinstance(body.get(k), str) for k in ("nonce", "sig", "line")):
         return "a private accept without nonce, sig and line"
@@ -113,11 +141,17 @@ def _letter_accept(wallet: Wallet, letter: Letter) -> str | None:
     deal = wallet.book.get(frame["ref"])
     if deal is None or deal.offer["from"] != wallet.did:
         return "a private accept for an offer that is not ours"
-    _adopt_private_accept(wallet, record)
-    if deal.state.contract != frame["contract"]:
-        return "the private accept did not open the contract (another accept came first, or "\
-            "its terms do not match the offer)"
-    _note(wallet, "info", f"offer {deal.deal_id[:10]}…: accepted privately", deal.deal_id)
+    if deal.accept_record is None:
+        # A public accept already on the board comes first: read it before this one binds.
+        await wallet.rooms.sync_board()
+    bound_before = deal.accept_record is not None
+    why = _adopt_private_accept(wallet, record)
+    if why is not None:
+        return f"a private accept: {why}"
+    if not bound_before:
+        _note(wallet, "info", f"offer {deal.deal_id[:10]}…: accepted privately by "
+              f"{letter.sender[:16]}…; the offer is withdrawn from the board", deal.deal_id)
+        await _withdraw(wallet, deal)
     return None
 
 
@@ -142,7 +176,7 @@ def _payee_deal(wallet: Wallet, body: dict) -> tuple[DealSession, Panel]:
     return deal, panel
 
 
-def _letter_secret(wallet: Wallet, letter: Letter) -> str | None:
+async def _letter_secret(wallet: Wallet, letter: Letter) -> str | None:
     try:
         deal, panel = _payee_deal(wallet, letter.body)
     except EngineError as exc:
@@ -172,7 +206,7 @@ def _share_opens(deal: DealSession, panel: Panel, juror: int, share: str,
         return False
 
 
-def _letter_share(wallet: Wallet, letter: Letter) -> str | None:
+async def _letter_share(wallet: Wallet, letter: Letter) -> str | None:
     try:
         deal, panel = _payee_deal(wallet, letter.body)
     except EngineError as exc:
@@ -243,7 +277,7 @@ def committee_overview(wallet: Wallet) -> list[dict]:
     return out
 
 
-def _letter_deal_share(wallet: Wallet, letter: Letter) -> str | None:
+async def _letter_deal_share(wallet: Wallet, letter: Letter) -> str | None:
     """A hash-lock dealer hands this juror its share: keep it in the vault until release."""
     offer_id, share = letter.body.get("offer"), letter.body.get("share")
     if not isinstance(offer_id, str) or (offer := wallet.board.offer_frame(offer_id)) is None:
@@ -263,7 +297,7 @@ def _letter_deal_share(wallet: Wallet, letter: Letter) -> str | None:
 
 
 # Each handler returns the reason it refused a letter, or None once it acted on it.
-HANDLERS: dict[str, Callable[[Wallet, Letter], str | None]] = {
+HANDLERS: dict[str, Callable[[Wallet, Letter], Awaitable[str | None]]] = {
     "accept": _letter_accept, "secret": _letter_secret, "share": _letter_share,
     "deal-share": _letter_deal_share}
 
@@ -278,7 +312,7 @@ async def poll_letters(wallet: Wallet) -> int:
             reason = f"a private message of unknown kind {str(letter.body.get('kind'))[:20]!r}"
         else:
             try:
-                reason = handler(wallet, letter)
+                reason = await handler(wallet, letter)
             except (EngineError, TclkError, ValueError, KeyError, TypeError) as exc:
                 reason = f"a private message that could not be handled: {exc}"
         if reason:

@@ -117,6 +117,10 @@ class DealView:
     # The deal actions this status admits that are not legal now, each with the engine's
     # reason (engine.legal): faces show them as "not now" with that reason, never their own.
     unavailable: tuple[tuple[str, str], ...] = ()
+    # Which accept the deal is bound to (the first valid one this wallet journaled), in words,
+    # and every other accept seen, as (sender DID, why it was refused).
+    accepted_by: str = ""
+    refused_accepts: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

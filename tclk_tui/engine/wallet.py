@@ -250,8 +250,10 @@ class Wallet:
 
     def _restore(self) -> None:
         """Rebuild deals from the journal: plans, records, and the folds they give."""
-        self.rooms.replay_journal(self.book.restore())
+        restored = self.book.restore()
         private_deals.restore(self)
+        self.rooms.replay_journal(restored)
+        private_deals.restore_legacy(self)
 
     async def close(self) -> None:
         if self.background.closed:
@@ -317,6 +319,8 @@ class Wallet:
         the contract id and the deal room derive the same either way."""
         if not private:
             return await self.offers.accept(offer_id, rail=rail)
+        # The board first: an accept already there binds the offer, and nobody can see ours.
+        await self.rooms.sync_board()
         offer = self.board.offer_frame(offer_id)
         if offer is not None:
             await self.mail.peer_record(offer["from"])  # refused before anything is journaled
