@@ -121,6 +121,17 @@ class RefereeDesk:
                 ids.append(row.offer_id)
         return ids
 
+    def panel_members(self) -> set[str]:
+        """Everyone on the panels of offers naming this wallet (a dealer seals us a share)."""
+        board, did = self._w.board, self._w.did
+        out: set[str] = set()
+        for row in board.query(BoardQuery(status=None)):
+            if did in row.line and (offer := board.offer_frame(row.offer_id)) is not None:
+                panel = self._panel(offer)
+                if panel is not None and did in panel.members:
+                    out.update(panel.members)
+        return out
+
     def _state(self, offer_id: str) -> tuple[ContractState, dict, Panel]:
         board = self._w.board
         offer, record = board.offer_frame(offer_id), board.offer_record(offer_id)

@@ -303,21 +303,54 @@ HANDLERS: dict[str, Callable[[Wallet, Letter], Awaitable[str | None]]] = {
 
 
 async def poll_letters(wallet: Wallet) -> int:
-    """Read the mailbox and private rooms once and act on every letter; returns how many."""
+    """Read the mailbox and private rooms once and act on every letter; returns how many.
+
+    Each letter is handed to its handler alone: whatever it holds, a refusal is a notice and
+    never costs the next letter; only then is it marked done."""
     letters = await wallet.mail.poll()
     for letter in letters:
-        handler = HANDLERS.get(letter.body.get("kind", ""))
-        reason: str | None
-        if handler is None:
-            reason = f"a private message of unknown kind {str(letter.body.get('kind'))[:20]!r}"
-        else:
-            try:
-                reason = await handler(wallet, letter)
-            except (EngineError, TclkError, ValueError, KeyError, TypeError) as exc:
-                reason = f"a private message that could not be handled: {exc}"
+        try:
+            reason = await _handle(wallet, letter)
+        except asyncio.CancelledError:
+            raise  # not done: the next poll reads it again
+        except Exception as exc:  # fail closed: a stranger's letter never breaks the poll
+            reason = f"a private message that could not be handled ({type(exc).__name__})"
         if reason:
             _note(wallet, "warning", f"from {letter.sender[:16]}…: refused {reason}")
+        wallet.mail.done(letter)
     return len(letters)
+
+
+async def _handle(wallet: Wallet, letter: Letter) -> str | None:
+    kind = letter.body.get("kind", "")
+    handler = HANDLERS.get(kind) if isinstance(kind, str) else None
+    if handler is None:
+        return f"a private message of unknown kind {str(kind)[:20]!r}"
+    try:
+        return await handler(wallet, letter)
+    except (EngineError, TclkError, ValueError, KeyError, TypeError) as exc:
+        return f"a private message that could not be handled: {str(exc)[:200]}"
+
+
+def expected_senders(wallet: Wallet) -> set[str]:
+    """Whose letters this wallet waits for: the referees of its deals (a released secret, a
+    share), its counterparties, and the panels of the cases it referees (a dealt share)."""
+    out: set[str] = set()
+    for deal in wallet.book:
+        if deal.state.terminal:
+            continue
+        other = deal.counterparty()
+        if other:
+            out.add(other)
+        try:
+            panel = panel_of(deal.offer)
+        except TclkError:
+            panel = None
+        if panel is not None:
+            out.update(panel.members)
+    out.update(wallet.referee.panel_members())
+    out.discard(wallet.did)
+    return out
 
 
 async def run(wallet: Wallet) -> None:

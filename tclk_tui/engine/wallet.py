@@ -141,6 +141,7 @@ class Wallet:
         self.mail = PrivateMail(identity=identity, vault=vault, journal=journal, client=client,
                                 publisher=self.outbox, events=self.events, now_ms=self.now_ms)
         self.referee = RefereeDesk(self)
+        self.mail.expected = lambda: private_deals.expected_senders(self)
         self._lock: ProfileLock | None = None
 
     def __repr__(self) -> str:
