@@ -414,6 +414,7 @@ async def _lock(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
 
 async def _reveal(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
     deal = _deal(wallet, p["deal"])
+    await deal.fetch_secret()  # a referee's release may be waiting in the sealed mail
     await deal.check_lock()
     request = deal.request_reveal()
     if not (p["confirm"] or "").strip():

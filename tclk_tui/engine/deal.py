@@ -36,6 +36,7 @@ from tclk_tui.protocol.errors import RailError, TclkError
 from tclk_tui.protocol.locks import verify_secret
 from tclk_tui.protocol.machine import ContractState, lock_terms
 from tclk_tui.protocol.naming import OFFER_ROOM, deal_room
+from tclk_tui.protocol.panel import panel_of
 from tclk_tui.protocol.rails import normalize_rail_id, rail_in_offer
 from tclk_tui.protocol.transcript import (
     TranscriptRecord,
@@ -780,12 +781,28 @@ class DealSession:
             return check.rail, check.ref
         return state.rail, state.rail_ref
 
+    async def fetch_secret(self) -> None:
+        """As payee of a deal whose referees hold the secret, read the sealed mail before
+        anything needs the secret: a released secret (or the last share) may be waiting
+        there, whichever face asks and whether or not anything else polled the mail."""
+        read_mail = getattr(self.ctx, "read_mail", None)
+        if (read_mail is None or self.role != "payee" or self.observer
+                or self.ctx.secrets.deal_secret(self.deal_id) is not None):
+            return
+        try:
+            named = panel_of(self.offer) is not None
+        except TclkError:
+            named = False
+        if named:
+            await read_mail()
+
     async def confirm(self, request: GateRequest, *, typed_code: str | None = None,
                       acknowledge_late: bool = False) -> DealView:
         """Perform a gated action after re-checking every fact now."""
         if request.deal_id != self.deal_id:
             raise GateRefused("this confirmation belongs to another deal")
         if request.action == "reveal":
+            await self.fetch_secret()
             await self.check_lock()
             fresh = self.request_reveal()
         elif request.action == "lock":

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -82,6 +82,8 @@ class _Ctx:
     provenance: Callable[[dict, str | None], tuple[bool | None, str]] | None = None
     # Rails set aside in this wallet, with why (a one-shot process cannot hold a memory lock).
     refused_rails: Mapping[str, str] = field(default_factory=dict)
+    # Reads the sealed mail now (a payee's released secret may be waiting there).
+    read_mail: Callable[[], Awaitable[int]] | None = None
 
 
 def one_shot_refusal(rail_id: str) -> str:
@@ -121,7 +123,8 @@ class Wallet:
                    secrets=self.keeper, rails=rails, now_ms=self.now_ms,
                    refused_rails=self.refused_rails,
                    provenance=lambda offer, statement: check_statement(
-                       offer, statement, self.board.panel_lines(offer["id"])))
+                       offer, statement, self.board.panel_lines(offer["id"])),
+                   read_mail=lambda: self.check_mail())
         self.book = DealBook(journal, self.keeper, ctx, self.events)
         self.evidence = Evidence(journal, self.keeper, self.book.in_room)
         self.capabilities = Capabilities(client, self.board, self.events, self.background)
