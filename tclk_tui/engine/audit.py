@@ -14,11 +14,10 @@ from pathlib import Path
 
 from tclk_tui.engine.arbitration import VOTE_PREFIX
 from tclk_tui.engine.errors import os_error_sentence
-from tclk_tui.engine.vote_round import RoundView, read_round
+from tclk_tui.engine.vote_round import RoundView, offer_round
 from tclk_tui.protocol.codec import try_decode_frame
 from tclk_tui.protocol.errors import TclkError
 from tclk_tui.protocol.naming import OFFER_ROOM, deal_room
-from tclk_tui.protocol.panel import panel_of, vote_deadline
 from tclk_tui.protocol.transcript import (
     TranscriptRecord,
     check_nonce_order,
@@ -169,15 +168,9 @@ def audit_transcripts(rooms: dict[str, list[TranscriptRecord]],
 def panel_round(offer: dict, contract: str, records: list[TranscriptRecord]) -> RoundView | None:
     """The commit-reveal round of the offer's panel read from the deal room, offline (no clock:
     the phase counts as closed only once every juror committed)."""
-    try:
-        panel = panel_of(offer)
-    except TclkError:
-        return None
-    if panel is None or panel.kind != "committee":
-        return None
     if not any(r.line.startswith(VOTE_PREFIX) for r in records):
         return None
-    return read_round(contract, records, panel.members, vote_deadline(offer, panel))
+    return offer_round(offer, contract, records)
 
 
 async def audit_live(export: Callable[[str], Awaitable[RoomExport]],

@@ -290,6 +290,13 @@ class OffersBoard:
     def accept_of(self, offer_id: str) -> tuple[TranscriptRecord, dict] | None:
         return self._accepts.get(offer_id)
 
+    def offer_of_contract(self, contract: str) -> dict | None:
+        """The offer whose accept on the board makes `contract`, if one does."""
+        for offer_id, (_record, frame) in self._accepts.items():
+            if frame.get("contract") == contract:
+                return self._frames.get(offer_id)
+        return None
+
     def published_statement(self, offer_id: str) -> str | None:
         """The statement an accept must carry: the payee-offerer's, or the one the offer's
         panel published (the arbiter's, or the sum of every juror's share point)."""

@@ -654,11 +654,11 @@ RAILS = Command(
     "{rails: [{id, moves_value, describe}], set_aside: {id: why it cannot be chosen here}}",
     gated=False, run=_rails)
 TALLY = Command(
-    "tally", "count a contract's commit-reveal arbitration vote from its deal room",
+    "tally", "count a contract's commit-reveal vote from its deal room, as `round` does",
     (Param("contract", str, "the contract id (0x and 64 hex)", required=True,
            positional=True),
-     Param("jurors", list[str], "the panel's juror DIDs: votes from anyone else are not "
-           "counted", required=True)),
+     Param("jurors", list[str], "the jurors to count when the offer names no committee (an "
+           "offer's committee is always the one counted)", default=None)),
     "{contract, commits: {juror: commitment}, reveals: {juror: verdict}, "
     "counts: {verdict: votes}, problems}", gated=False, run=_tally)
 AUDIT = Command(

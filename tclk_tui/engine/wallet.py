@@ -353,7 +353,16 @@ class Wallet:
 
     @property
     def arbitration(self) -> arb.ArbitrationDesk:
-        return arb.ArbitrationDesk(self._room_records, self._post_vote_line)
+        return arb.ArbitrationDesk(self._room_records, self._post_vote_line,
+                                   self.offer_of_contract)
+
+    def offer_of_contract(self, contract: str) -> dict | None:
+        """The offer a contract was accepted from, if this wallet knows it (its deals, then
+        the board's accepts)."""
+        for deal in self.book:
+            if deal.state.contract == contract:
+                return deal.offer
+        return self.board.offer_of_contract(contract)
 
     # -- private mail and committees -----------------------------------------------------------
 
