@@ -110,7 +110,9 @@ def tally(a: Answer) -> str:
 
 def audit(a: Answer) -> str:
     lines = [f"{plural(a['records'], 'record')} in {plural(len(a['files']), 'file')}, "
-             f"{a['unverified']} failed verification"]
+             f"{a.get('forged', a['unverified'])} forged (signed, failing verification), "
+             f"{a.get('unsigned', 0)} unsigned (ignored)",
+             "audit: " + ("passed" if a.get("ok", True) else "FAILED (see the problems)")]
     lines += [f"problem: {p}" for p in a["problems"]]
     for c in a["contracts"]:
         lines.append(f"contract {c['contract']}: {c['status']}")

@@ -560,8 +560,20 @@ async def _evidence(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
 
     bundle = await build_bundle(wallet, _deal(wallet, p["deal"]).deal_id)
     path = Path(p["out"])
+    text = json.dumps(bundle, indent=1, sort_keys=True) + "\n"
     try:
-        path.write_text(json.dumps(bundle, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        # A new file only: an existing one (another deal's evidence, anything) is never
+        # overwritten; a device or a pipe (/dev/stdout) is written to, not replaced.
+        try:
+            out = open(path, "x", encoding="utf-8")  # noqa: SIM115
+        except FileExistsError:
+            if path.is_file() or path.is_symlink():
+                raise CommandError("usage", f"{path} already exists: the evidence was not "
+                                   "written (name a new file, or move that one away "
+                                   "first)") from None
+            out = open(path, "w", encoding="utf-8")  # noqa: SIM115
+        with out:
+            out.write(text)
     except OSError as exc:
         raise CommandError("usage", os_error_sentence(exc, "write the evidence bundle",
                                                       path=path)) from None
@@ -702,7 +714,8 @@ COMMITTEE = Command(
     run=_committee)
 EVIDENCE = Command(
     "evidence", "write one deal's evidence bundle (audit it with tclk-tui audit)",
-    (_DEAL, Param("out", str, "the file to write", required=True)),
+    (_DEAL, Param("out", str, "the new file to write (an existing one is never "
+                  "overwritten)", required=True)),
     "{file, deal, contract, status, records}", gated=False, run=_evidence)
 
 REGISTRY: Mapping[str, Command] = types.MappingProxyType({c.name: c for c in (
