@@ -45,6 +45,8 @@ def parse_statement_line(line: str) -> tuple[str, str] | None:
     return parts[0], parts[1]
 
 
+AWAITING = "awaiting"
+"""The status of an offer whose statement (its payee's, or its panel's) is not out yet."""
 MAX_REJECT_REASONS = 64
 MAX_REJECT_REASON_CHARS = 240
 OTHER_REJECT_REASONS = "other reasons (not told apart past the first 64)"
@@ -187,8 +189,22 @@ class OffersBoard:
         )
         self._frames[offer_id] = frame
         self._records[offer_id] = record
+        if row.status == "open" and self._awaits_statement(offer_id):
+            row = replace(row, status=AWAITING)
         self._rows[offer_id] = self._with_clock_status(row)
         return "added", offer_id
+
+    def _awaits_statement(self, offer_id: str) -> bool:
+        """An offer nobody can accept yet: its payee (or its panel) mints the statement and
+        has not published it (the accept must carry it)."""
+        offer = self._frames[offer_id]
+        needs = offer["role"] == "payee" or _panel(offer) is not None
+        return needs and self.published_statement(offer_id) is None
+
+    def _statement_in(self, offer_id: str) -> None:
+        row = self._rows.get(offer_id)
+        if row is not None and row.status == AWAITING and not self._awaits_statement(offer_id):
+            self._rows[offer_id] = self._with_clock_status(replace(row, status="open"))
 
     def _ingest_accept(self, record: TranscriptRecord, frame: dict) -> tuple[str, str]:
         offer_id = frame["ref"]
@@ -235,6 +251,7 @@ class OffersBoard:
         if not is_valid_statement(offer["lock"], statement):
             return "rejected", f"statement does not fit a {offer['lock']} lock"
         self._statements.setdefault(offer_id, statement)
+        self._statement_in(offer_id)
         return "updated", offer_id
 
     def _ingest_panel_line(self, record: TranscriptRecord, offer: dict, panel: Panel,
@@ -249,12 +266,13 @@ class OffersBoard:
         if not is_valid_statement(lock, statement):
             return "rejected", f"statement does not fit a {lock} lock"
         self._panel_lines.setdefault(offer_id, {}).setdefault(record.sender, statement)
+        self._statement_in(offer_id)
         return "updated", offer_id
 
     # -- clock and hints ----------------------------------------------------------------------
 
     def _with_clock_status(self, row: OfferRow) -> OfferRow:
-        if row.status == "open" and self._now_ms >= row.expires_ms:
+        if row.status in ("open", AWAITING) and self._now_ms >= row.expires_ms:
             return replace(row, status="expired")
         return row
 
@@ -262,7 +280,7 @@ class OffersBoard:
         """Expire offers whose `expiresMs` has passed; cheap enough to call every second."""
         self._now_ms = now_ms
         expired = [oid for oid, row in self._rows.items()
-                   if row.status == "open" and now_ms >= row.expires_ms]
+                   if row.status in ("open", AWAITING) and now_ms >= row.expires_ms]
         for oid in expired:
             self._rows[oid] = replace(self._rows[oid], status="expired")
         return BoardChanged(updated=tuple(expired))

@@ -87,6 +87,8 @@ def describe_frame(frame: dict) -> str:
 
 UNKNOWN = "unknown"
 MAX_REFUSED_SHOWN = 16
+ROOM_KEPT_MS = 7 * 24 * 3_600_000
+"""The venue reaps a room after 7 idle days: a settled deal's room is not read past that."""
 """A deal's shown status when its rail and its transcript disagree (see `disagreement`)."""
 LOCK_MARGIN_MS = 120_000
 """The lock gate closes this long before refundAfterMs: venue stamps lag the local clock."""
@@ -335,6 +337,22 @@ class DealSession:
 
     def actions(self) -> frozenset[str]:
         return frozenset(a for a, legal in self.legal_actions().items() if legal.ok)
+
+    def room_live(self) -> bool:
+        """Whether the deal room is still worth reading: the deal is not settled, or it is
+        and a party's receipt is still missing (a settled deal's room is read until both
+        are in, while the venue may still hold the room: its 7 idle days after the last
+        record or deadline)."""
+        if self.room is None:
+            return False
+        if not self.state.terminal:
+            return True
+        parties = {self.state.payer_did, self.state.payee_did}
+        receipts = {record.sender for record, step in zip(self._records(), self._steps,
+                                                          strict=False)
+                    if step.ok and step.type == "receipt"}
+        last = max(self.venue_time_ms(), self.offer["refundAfterMs"])
+        return not parties <= receipts and self.ctx.now_ms() < last + ROOM_KEPT_MS
 
     def receipted(self) -> bool:
         """Whether the transcript already holds a valid receipt of ours: one is enough, and a
@@ -713,10 +731,15 @@ class DealSession:
             facts += [GateFact(label, None, value) for label, value in check.facts]
             if not check.verified:
                 blockers.append(f"lock not verified on the rail: {check.detail}")
-            if check.presig_ok is False:
+            by_signature = getattr(self._rail_for(check.rail), "settles_by_signature", False)
+            if check.presig_ok is False and by_signature:
                 facts.append(GateFact("adaptor pre-signature", False,
                                       "does not verify against the payer's payment key"))
                 blockers.append("the payer's pre-signature does not verify")
+            elif check.presig_ok is False:  # SPEC §3.3: presig is for rails that settle by it
+                facts.append(GateFact("adaptor pre-signature", None,
+                                      f"does not verify, but {check.rail} settles by secret, "
+                                      "not by signature: the claim does not need it"))
             elif check.presig_ok:
                 facts.append(GateFact("adaptor pre-signature", True, "verifies"))
         if state.statement:

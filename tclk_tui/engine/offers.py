@@ -9,7 +9,7 @@ from __future__ import annotations
 import secrets as _secrets
 from collections.abc import Awaitable, Callable, Mapping
 
-from tclk_tui.engine.board import OffersBoard, statement_line
+from tclk_tui.engine.board import AWAITING, OffersBoard, statement_line
 from tclk_tui.engine.crash import crashpoint
 from tclk_tui.engine.deal_book import DealBook
 from tclk_tui.engine.errors import EngineError, journaling
@@ -146,7 +146,8 @@ class OfferDesk:
             deal_id = deal.deal_id
             row = self.board.get(deal_id)
             if (deal.role != "payee" or deal.offer["from"] != self.did or row is None
-                    or row.status != "open" or self.board.published_statement(deal_id)):
+                    or row.status not in ("open", AWAITING)
+                    or self.board.published_statement(deal_id)):
                 continue
             statement = self.keeper.statement_of(deal_id)
             if statement is None:
@@ -171,7 +172,7 @@ class OfferDesk:
         if offer_id in self.book and not self.book.unsent_accept(offer_id):
             raise EngineError("you already took part in this offer")
         now = self.now_ms()
-        if row.status != "open" or now >= offer["expiresMs"]:
+        if row.status not in ("open", AWAITING) or now >= offer["expiresMs"]:
             raise EngineError(f"the offer is {row.status if row.status != 'open' else 'expired'}")
         if not validate_deadlines(offer, now, MIN_CLAIM_WINDOW_MS, MIN_REFUND_GAP_MS):
             raise EngineError("the deadlines leave less than a minute to claim or to refund")

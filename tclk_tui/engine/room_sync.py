@@ -104,7 +104,7 @@ class RoomSync:
         """
         await self.sync_board()
         for deal in self.book:
-            if deal.room and not deal.state.terminal:
+            if deal.room and deal.room_live():
                 room_export = await self.client.export(deal.room)
                 self.ingest(deal.room, list(room_export.verified), room_export.generation)
         await self.check_locks()
@@ -259,7 +259,7 @@ class RoomSync:
     def start_following(self) -> None:
         self.following = True
         self.follow(OFFER_ROOM)
-        for deal in self.book:
+        for deal in self.book:  # a settled deal's missing receipt is read at each sync
             if deal.room and not deal.state.terminal:
                 self.follow(deal.room)
 

@@ -11,7 +11,7 @@ from typing import Literal
 
 from tclk_tui.engine.events import DangerLevel
 
-OfferStatus = Literal["open", "accepted", "expired", "cancelled", "mine"]
+OfferStatus = Literal["open", "awaiting", "accepted", "expired", "cancelled", "mine"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,7 +26,7 @@ class OfferRow:
     claim_by_ms: int
     refund_after_ms: int
     expires_ms: int
-    status: str  # open | accepted | expired | cancelled
+    status: str  # open | awaiting (its statement) | accepted | expired | cancelled
     capability: tuple[str, ...] | None  # rails from the sender's DID note, a routing hint only
     mine: bool
     seq: int
