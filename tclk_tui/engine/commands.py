@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tclk_tui.engine.deal_book import id_prefix
 from tclk_tui.engine.errors import EngineError, os_error_sentence
 from tclk_tui.engine.gates import GateRefused, GateRequest, WrongCode, wrong_code
 from tclk_tui.engine.words import rehearsal_note
@@ -342,9 +343,17 @@ def _deal(wallet: Wallet, name: str) -> DealSession:
         raise CommandError("not-found", str(exc)) from None
 
 
+def _checked_prefix(prefix: str, what: str) -> str:
+    try:
+        return id_prefix(prefix, what)
+    except EngineError as exc:
+        raise CommandError("not-found", str(exc)) from None
+
+
 def _offer_id(wallet: Wallet, prefix: str) -> str:
     from tclk_tui.engine.views import BoardQuery
 
+    prefix = _checked_prefix(prefix, "offer")
     matches = [r.offer_id for r in wallet.board.query(BoardQuery(status=None))
                if r.offer_id.startswith(prefix)]
     if len(matches) != 1:
@@ -499,6 +508,7 @@ def _case(view: Any) -> dict[str, Any]:
 
 
 def _case_id(wallet: Wallet, prefix: str) -> str:
+    prefix = _checked_prefix(prefix, "case")
     matches = [c.offer_id for c in wallet.referee.cases() if c.offer_id.startswith(prefix)]
     if len(matches) != 1:
         raise CommandError("not-found", f"{prefix!r} matches {len(matches)} of your cases")
