@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tclk_tui.engine.deal_book import id_prefix
-from tclk_tui.engine.errors import EngineError, os_error_sentence
+from tclk_tui.engine.errors import EngineError, JournalUnwritable, os_error_sentence
 from tclk_tui.engine.gates import GateRefused, GateRequest, WrongCode, wrong_code
 from tclk_tui.engine.words import rehearsal_note
 
@@ -111,6 +111,8 @@ def as_command_error(exc: BaseException) -> CommandError | None:
         return CommandError("vault", str(exc))
     if isinstance(exc, VenueError):
         return CommandError("venue", str(exc))
+    if isinstance(exc, JournalUnwritable):  # says whether the action reached the venue
+        return CommandError("refused", str(exc), {"happened": exc.happened})
     if isinstance(exc, EngineError | TclkError | ArbitrationError):
         return CommandError("refused", str(exc))
     if isinstance(exc, OSError):

@@ -136,6 +136,10 @@ class DealSession:
     # Journals the accept the moment it binds (the book sets it), so a restart rebuilds the
     # same deal.
     on_bound: Callable[[DealSession], None] | None = field(default=None, repr=False)
+    # Our own private accept, signed for the board and journaled before it was sealed to the
+    # offerer ({kind, nonce, sig, line}): a restart sends this very letter again if the deal
+    # is not bound yet.
+    letter: dict | None = field(default=None, repr=False)
     # Private accepts refused since this wallet opened (sender, why): never journaled.
     refused_letters: list[tuple[str, str]] = field(default_factory=list, repr=False)
     lock_check: LockCheck | None = None
@@ -206,10 +210,19 @@ class DealSession:
         """Pin the accept the fold just took: from now on no other accept is folded first."""
         for record, step in zip(records, self._steps, strict=False):
             if step.ok and step.type == "accept":
-                self.accept_record = record
-                if self.on_bound is not None:
-                    self.on_bound(self)
+                self._pin(record, private=False)
                 return
+
+    def _pin(self, record: TranscriptRecord, *, private: bool) -> None:
+        """Bind to `record` and journal it; if the journal refuses, nothing is bound (the
+        next fold or letter binds again, and journals it then)."""
+        self.accept_record, self.accept_private = record, private
+        try:
+            if self.on_bound is not None:
+                self.on_bound(self)
+        except BaseException:
+            self.accept_record, self.accept_private = None, False
+            raise
 
     def ingest_board(self, record: TranscriptRecord) -> bool:
         """An accept or cancel naming our offer; True when it changed the contract's status."""
@@ -234,9 +247,7 @@ class DealSession:
             trial = fold_transcript([*self.board_transcript(), record])
             last = trial.steps[-1]
             if last.ok and last.type == "accept":
-                self.accept_record, self.accept_private = record, True
-                if self.on_bound is not None:
-                    self.on_bound(self)
+                self._pin(record, private=True)
                 self._announce(self._refold())
                 return None
             why = (last.reason or "refused by the fold").removeprefix("tclk: ")

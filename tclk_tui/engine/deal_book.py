@@ -12,7 +12,7 @@ from typing import Any
 
 from tclk_tui.engine.board import OffersBoard
 from tclk_tui.engine.deal import DealSession
-from tclk_tui.engine.errors import EngineError
+from tclk_tui.engine.errors import EngineError, journaling
 from tclk_tui.engine.events import EventBus, Notice
 from tclk_tui.engine.keeper import PaymentKeyPlan, SecretPlan, VaultKeeper
 from tclk_tui.engine.ports import DealContext
@@ -114,7 +114,7 @@ class DealBook:
                 self.pending_offers[offer_record.line] = (row.offer_id, row.role)
                 continue
             restored.append(self._open(row.offer_id, row.role, offer_record,
-                                       bound=_bound_accept(meta)))
+                                       bound=_bound_accept(meta), letter=meta.get("letter")))
         for deal in restored:
             if self.unsent_accept(deal.deal_id):
                 self._events.publish(Notice(
@@ -130,6 +130,8 @@ class DealBook:
         deal, row_id = self._sessions.get(offer_id), self._rows.get(offer_id)
         if deal is None or row_id is None or deal.offer.get("from") == self._ctx.did:
             return False
+        if deal.letter is not None:  # a signed private accept: sent again as it is, never anew
+            return False
         if deal.state.status != "proposed":
             return False
         return not any(item.deal_id == row_id for item in self.journal.outbox())
@@ -141,12 +143,15 @@ class DealBook:
             self.keeper.plan_payment_key(deal_id, PaymentKeyPlan(**meta["key_plan"]))
 
     def journal_deal(self, offer_id: str, role: str, offer_record: TranscriptRecord,
-                     secret_plan: SecretPlan | None, key_plan: PaymentKeyPlan | None) -> None:
-        """Journal a deal we are about to commit to, with the plans of its secrets."""
+                     secret_plan: SecretPlan | None, key_plan: PaymentKeyPlan | None, *,
+                     letter: dict | None = None) -> None:
+        """Journal a deal we are about to commit to, with the plans of its secrets (and, for a
+        private accept, the signed letter, so a restart sends that very accept again)."""
         meta = {
             "offer_record": _record_meta(offer_record),
             "secret_plan": secret_plan.to_dict() if secret_plan else None,
             "key_plan": key_plan.to_dict() if key_plan else None,
+            "letter": letter,
         }
         if offer_id in self._rows:  # a journaled accept that was never sent: take it again
             self.journal.update_deal(self._rows[offer_id], terms=meta)
@@ -157,10 +162,12 @@ class DealBook:
         self._install_plans(offer_id, meta)
 
     def _open(self, offer_id: str, role: str, record: TranscriptRecord,
-              bound: tuple[TranscriptRecord, bool] | None = None) -> DealSession:
+              bound: tuple[TranscriptRecord, bool] | None = None,
+              letter: object = None) -> DealSession:
         accept, private = bound if bound is not None else (None, False)
         deal = DealSession(self._ctx, offer_id, role, record, accept_record=accept,
-                           accept_private=private, on_bound=self._journal_accept)
+                           accept_private=private, on_bound=self._journal_accept,
+                           letter=letter if isinstance(letter, dict) else None)
         self._sessions[offer_id] = deal
         return deal
 
@@ -168,17 +175,20 @@ class DealBook:
         """The accept a deal just bound to, in its journal row: a restart folds it first again,
         whatever else the board or the mailbox holds by then."""
         row_id = self._rows.get(deal.deal_id)
-        row = self.journal.get_deal(row_id) if row_id is not None else None
-        if row is None or deal.accept_record is None:
-            return
-        meta = dict(row.terms)
-        meta["accept_record"] = _record_meta(deal.accept_record)
-        meta["accept_private"] = deal.accept_private
-        self.journal.update_deal(row.id, terms=meta)
+        with journaling("the accept that binds the deal", happened=True):
+            row = self.journal.get_deal(row_id) if row_id is not None else None
+            if row is None or deal.accept_record is None:
+                return
+            meta = dict(row.terms)
+            meta["accept_record"] = _record_meta(deal.accept_record)
+            meta["accept_private"] = deal.accept_private
+            self.journal.update_deal(row.id, terms=meta)
 
     def open_accepted(self, offer_id: str, role: str, record: TranscriptRecord) -> DealSession:
         """A deal on someone else's offer, journaled already by `journal_deal`."""
-        return self._open(offer_id, role, record)
+        row = self.journal.get_deal(self._rows[offer_id])
+        return self._open(offer_id, role, record,
+                          letter=row.terms.get("letter") if row is not None else None)
 
     def adopt_offer(self, offer_id: str, role: str, record: TranscriptRecord) -> None:
         """Our own offer seen back on the board: its signed record replaces the provisional."""

@@ -27,7 +27,7 @@ import secrets as _secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from tclk_tui.engine.errors import EngineError
+from tclk_tui.engine.errors import EngineError, JournalUnwritable, journaling
 from tclk_tui.engine.events import EventBus, Notice
 from tclk_tui.engine.ports import Publisher
 from tclk_tui.protocol.jsondepth import too_deep
@@ -166,16 +166,25 @@ class PrivateMail:
         """Seal a fresh channel to the peer's verified e2e: record and write `body` into it;
         returns the room record of the message's last line."""
         record = await self.peer_record(peer_did)
-        self._journal.set_setting(SETTING_SEEN + peer_did, str(record.nonce))
+        with journaling("the letter", happened=False):
+            self._journal.set_setting(SETTING_SEEN + peer_did, str(record.nonce))
         channel = new_channel()
-        self._keep_outgoing(channel)
-        await self._publisher.publish(record.mailbox, seal_channel(record.x25519, channel))
+        with journaling("the letter", happened=False, store="the vault"):
+            self._keep_outgoing(channel)
         text = json.dumps(body, separators=(",", ":"), sort_keys=True)
         message_id = _secrets.token_hex(4)
         pieces = split_plain(text, PIECE_BYTES)
-        for index, piece in enumerate(pieces, start=1):
-            line = f"{message_id} {index}/{len(pieces)} {piece}"
-            carrier = await self._publisher.publish(channel.room, encrypt_line(channel.key, line))
+        lines = [(record.mailbox, seal_channel(record.x25519, channel))]
+        lines += [(channel.room, encrypt_line(channel.key, f"{message_id} {i}/{len(pieces)} {p}"))
+                  for i, p in enumerate(pieces, start=1)]
+        for index, (room, line) in enumerate(lines):
+            try:
+                carrier = await self._publisher.publish(room, line)
+            except JournalUnwritable as exc:
+                if index == len(lines) - 1 or not exc.happened:
+                    raise
+                # A line before the letter's last is out: the letter itself is not.
+                raise JournalUnwritable(str(exc), happened=False, why=exc.why) from None
         return carrier
 
     # -- receiving ---------------------------------------------------------------------------

@@ -19,7 +19,7 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
-from tclk_tui.engine.errors import EngineError
+from tclk_tui.engine.errors import EngineError, JournalUnwritable
 from tclk_tui.engine.events import Notice, NoticeLevel
 from tclk_tui.engine.mailbox import Letter
 from tclk_tui.protocol.arbitration import combine_secret, combine_witness
@@ -50,20 +50,52 @@ def _note(wallet: Wallet, level: NoticeLevel, text: str, deal_id: str | None = N
 # -- private accept ---------------------------------------------------------------------------
 
 
-async def deliver_accept(wallet: Wallet, offer: dict, line: str) -> TranscriptRecord:
-    """Sign the accept for the board without posting it there; seal it to the offerer."""
-    nonces = wallet.client.nonces
-    if nonces is None:
-        raise EngineError("a private accept is signed: this wallet's venue client has no identity")
-    nonce = nonces.next(OFFER_ROOM)
-    sig = wallet.identity.sign(OFFER_ROOM, nonce, line)
-    carrier = await wallet.mail.send(offer["from"], {
-        "kind": "accept", "nonce": str(nonce), "sig": sig, "line": line})
+class PrivateAccept:
+    """An accept signed for the board (`tclk-offers|<nonce>|<line>`) and sealed to the
+    offerer's mailbox instead of posted: the letter is journaled with the deal first."""
+
+    def __init__(self, wallet: Wallet) -> None:
+        self._wallet = wallet
+
+    def sign(self, line: str) -> dict:
+        nonces = self._wallet.client.nonces
+        if nonces is None:
+            raise EngineError("a private accept is signed: this wallet's venue client has no "
+                              "identity")
+        nonce = nonces.next(OFFER_ROOM)
+        return {"kind": "accept", "nonce": str(nonce), "line": line,
+                "sig": self._wallet.identity.sign(OFFER_ROOM, nonce, line)}
+
+    async def send(self, offer: dict, letter: dict) -> TranscriptRecord:
+        return await send_accept(self._wallet, offer["from"], letter)
+
+
+async def send_accept(wallet: Wallet, offerer: str, letter: dict) -> TranscriptRecord:
+    """Seal a signed accept letter to the offerer and bind our deal to it."""
+    carrier = await wallet.mail.send(offerer, letter)
     record = TranscriptRecord(room=OFFER_ROOM, seq=carrier.seq,
                               timestamp_ms=carrier.timestamp_ms, sender=wallet.did,
-                              nonce=str(nonce), signature=sig, line=line)
+                              nonce=letter["nonce"], signature=letter["sig"], line=letter["line"])
     _adopt_private_accept(wallet, record)
     return record
+
+
+async def send_pending(wallet: Wallet) -> None:
+    """After a restart: a private accept journaled but not known to have reached the offerer
+    is sealed again, the very same signed letter (the offerer binds it once)."""
+    for deal in wallet.book:
+        letter = deal.letter
+        if (letter is None or deal.accept_record is not None
+                or deal.state.status != "proposed" or deal.offer["from"] == wallet.did):
+            continue
+        try:
+            await send_accept(wallet, deal.offer["from"], letter)
+        except (EngineError, VenueError) as exc:
+            _note(wallet, "warning", f"offer {deal.deal_id[:10]}…: the private accept kept "
+                  f"from before the restart could not be sent again: {exc}", deal.deal_id)
+            continue
+        _note(wallet, "info", f"offer {deal.deal_id[:10]}…: the private accept kept from before "
+              "the restart was sent again", deal.deal_id)
 
 
 def _adopt_private_accept(wallet: Wallet, record: TranscriptRecord) -> str | None:
@@ -313,6 +345,9 @@ async def poll_letters(wallet: Wallet) -> int:
             reason = await _handle(wallet, letter)
         except asyncio.CancelledError:
             raise  # not done: the next poll reads it again
+        except JournalUnwritable as exc:  # not done either: kept for when there is room
+            _note(wallet, "warning", f"from {letter.sender[:16]}…: kept unread: {exc}")
+            continue
         except Exception as exc:  # fail closed: a stranger's letter never breaks the poll
             reason = f"a private message that could not be handled ({type(exc).__name__})"
         if reason:
@@ -328,6 +363,8 @@ async def _handle(wallet: Wallet, letter: Letter) -> str | None:
         return f"a private message of unknown kind {str(kind)[:20]!r}"
     try:
         return await handler(wallet, letter)
+    except JournalUnwritable:
+        raise
     except (EngineError, TclkError, ValueError, KeyError, TypeError) as exc:
         return f"a private message that could not be handled: {str(exc)[:200]}"
 

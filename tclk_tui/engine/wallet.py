@@ -244,6 +244,7 @@ class Wallet:
                 for note in await wallet.outbox.recover():
                     wallet.events.publish(Notice("info", note))
                 await wallet.offers.publish_missing_statements()
+                await private_deals.send_pending(wallet)
                 await wallet.advertise()  # the DID note, its rails and e2e: record current
             except (VenueError, EngineError) as exc:
                 wallet.rooms.set_status("offline", str(exc))
@@ -328,9 +329,8 @@ class Wallet:
         offer = self.board.offer_frame(offer_id)
         if offer is not None:
             await self.mail.peer_record(offer["from"])  # refused before anything is journaled
-        return await self.offers.accept(
-            offer_id, rail=rail,
-            deliver=lambda frame, line: private_deals.deliver_accept(self, frame, line))
+        return await self.offers.accept(offer_id, rail=rail,
+                                        deliver=private_deals.PrivateAccept(self))
 
     def deals(self) -> list[DealView]:
         return self.book.views()
