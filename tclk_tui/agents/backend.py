@@ -20,6 +20,7 @@ from tclk_tui.engine.gates import code_for
 from tclk_tui.engine.wallet import Wallet
 
 UNRENAMED = {v: k for k, v in RENAMED.items()}
+CHOSEN_RAIL = "chosen rail"  # the lock gate's fact naming the rail the engine will lock on
 
 
 class CommandFailed(Exception):
@@ -42,6 +43,7 @@ class Gate:
     blockers: tuple[str, ...]
     late: bool
     confirm_code: str | None  # what the operator types (4 hex); never handed to an agent
+    rail: str | None = None  # a lock's rail as the engine chose it (the one it will lock on)
 
     def public(self) -> dict[str, Any]:
         return {"action": self.action, "deal": self.deal_id, "contract": self.contract,
@@ -63,7 +65,7 @@ class CommandBackend(Protocol):
     async def deal_facts(self, deal_id: str) -> dict[str, Any] | None: ...
 
 
-def _command_params(params: dict[str, Any]) -> dict[str, Any]:
+def command_params(params: dict[str, Any]) -> dict[str, Any]:
     return {UNRENAMED.get(k, k): v for k, v in params.items() if k != "wait_s"}
 
 
@@ -87,7 +89,7 @@ class WalletBackend:
             return await self._audit(params)
         if REGISTRY[tool].gated:
             raise CommandFailed(f"{tool} is gated: it goes through gate and perform")
-        return await self._execute(tool, _command_params(params))
+        return await self._execute(tool, command_params(params))
 
     async def _audit(self, p: dict[str, Any]) -> dict[str, Any]:
         """Fold the venue's own exports of the board and the deal room, as an auditor would."""
@@ -110,6 +112,8 @@ class WalletBackend:
                 "problems": report.problems}
 
     async def offer_facts(self, offer_id: str) -> dict[str, Any] | None:
+        if not offer_id.strip():  # an empty prefix would name every offer on the board
+            return None
         board = await self._execute("board", {"all": True})
         rows = [o for o in board["offers"] if o["offer"] == offer_id]
         if not rows:
@@ -123,7 +127,7 @@ class WalletBackend:
             return None
 
     async def gate(self, tool: str, params: dict[str, Any]) -> Gate:
-        answer = await self._execute(tool, _command_params(params))
+        answer = await self._execute(tool, command_params(params))
         gate = answer.get("gate") or {}
         facts = await self.deal_facts(params["deal"])
         contract = gate.get("contract")
@@ -132,12 +136,14 @@ class WalletBackend:
                     contract=contract, status=facts["status"] if facts else "unknown",
                     facts=tuple(gate.get("facts", ())), blockers=tuple(gate.get("blockers", ())),
                     late=bool(gate.get("late")),
-                    confirm_code=code_for(contract) if code_required else None)
+                    confirm_code=code_for(contract) if code_required else None,
+                    rail=next((str(f.get("detail")) for f in gate.get("facts", ())
+                               if f.get("label") == CHOSEN_RAIL), None))
 
     async def perform(self, tool: str, params: dict[str, Any], *, code: str | None,
                       acknowledge_late: bool) -> dict[str, Any]:
         command = REGISTRY[tool]
-        p = _command_params(params)
+        p = command_params(params)
         if command.confirm == "confirm":  # the reveal: the contract id's first 4 hex
             facts = await self.deal_facts(params["deal"])
             contract = (facts or {}).get("contract") or ""
@@ -150,4 +156,4 @@ class WalletBackend:
         return await self._execute(tool, p)
 
 
-__all__ = ["CommandBackend", "CommandFailed", "Gate", "WalletBackend"]
+__all__ = ["CommandBackend", "CommandFailed", "Gate", "WalletBackend", "command_params"]

@@ -1,8 +1,9 @@
 """The ways a tool call ends other than with a result, each with a reason an agent can read.
 
-`CapabilityViolation` and `UnknownTool` mean the call did not happen (a JSON-RPC error on the
-wire); `ToolRefused` (a cap, a list, an operator's denial) and `ToolFailed` (the engine said no)
-mean it happened and went wrong (MCP `isError`), which a model should see and reason about.
+`CapabilityViolation`, `UnknownTool`, `BadParams` and `Unavailable` mean the call did not happen
+(a JSON-RPC error on the wire); `ToolRefused` (a cap, a list, an operator's denial) and
+`ToolFailed` (the engine said no) mean it happened and went wrong (MCP `isError`), which a model
+should see and reason about.
 """
 
 from __future__ import annotations
@@ -53,3 +54,9 @@ class BadParams(ToolError):
     """The parameters do not fit the tool's schema; nothing was run."""
 
     kind = "params"
+
+
+class Unavailable(ToolError):
+    """No wallet answered (none runs for the profile, or it went away): nothing was asked."""
+
+    kind = "unavailable"

@@ -5,10 +5,11 @@ low-level `mcp.server.Server` with `on_list_tools` / `on_call_tool`), imported o
 when this command runs. The process is a transport, not a wallet: it attaches to the profile's
 running wallet (the daemon, or the app serving the same socket) and never opens an engine.
 
-The grant is checked here first, from the manifest file, before the wallet is asked anything;
-the wallet's desk checks it again with everything else (caps, lists, approvals, gates). A tool
-that ran and failed is a result with `isError` and the reason; a JSON-RPC error means the call
-did not happen (not granted, unknown, ill-formed parameters).
+`tools/list` is read from the manifest file here; every `tools/call` goes to the wallet's desk,
+which checks the grant first and everything else after (caps, lists, approvals, gates) and
+journals the call whatever its outcome, so a refused call is in `tclk-tui agents log` like any
+other. A tool that ran and failed is a result with `isError` and the reason; a JSON-RPC error
+means the call did not happen (not granted, unknown, ill-formed parameters, no wallet running).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from tclk_tui.agents.errors import (
     BadParams,
     CapabilityViolation,
     ToolError,
+    Unavailable,
     UnknownTool,
 )
 from tclk_tui.agents.manifest import agents_dir, load_manifest
@@ -31,13 +33,13 @@ from tclk_tui.agents.tools import ToolRegistry, ToolSpec
 
 MCP_PIN = "2.3.0"
 SERVER_NAME = "tclk-tui"
-INVALID_PARAMS = -32602
+INVALID_PARAMS, INTERNAL_ERROR = -32602, -32603
 
 RemoteCall = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
 
 
 def _specs() -> ToolRegistry:
-    """The catalogue as specs (for schemas and the local grant check); nothing runs here."""
+    """The catalogue as specs (for tools/list and its schemas); nothing runs here."""
     registry = ToolRegistry()
     for name, description, params, gated in TOOLS:
         registry.register(name, description, _never, params=params, gated=gated)
@@ -72,14 +74,11 @@ def build_server(agent: str, profile_dir: Path, remote: RemoteCall):
     async def call_tool(ctx, params) -> types.CallToolResult:
         name, arguments = params.name, dict(params.arguments or {})
         try:
-            specs.check_grant(agent, manifest(), name)  # before the wallet is touched
-            specs.spec(name).check_params(arguments)
-        except (CapabilityViolation, UnknownTool, BadParams) as exc:
-            raise MCPError(INVALID_PARAMS, exc.reason) from None
-        try:
             result = await remote(name, arguments)
         except (CapabilityViolation, UnknownTool, BadParams) as exc:
             raise MCPError(INVALID_PARAMS, exc.reason) from None
+        except Unavailable as exc:
+            raise MCPError(INTERNAL_ERROR, exc.reason) from None
         except ToolError as exc:
             return types.CallToolResult(
                 content=[types.TextContent(type="text", text=exc.reason)], is_error=True,

@@ -20,8 +20,7 @@ import secrets as _secrets
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from tclk_tui.engine.arbitration import commit_line, commit_vote, reveal_line
-from tclk_tui.engine.board import parse_statement_line, statement_line
+from tclk_tui.engine.arbitration import commit_vote
 from tclk_tui.engine.deal import _ms_text, short
 from tclk_tui.engine.errors import EngineError
 from tclk_tui.engine.events import Notice
@@ -46,6 +45,12 @@ from tclk_tui.protocol.locks import (
 from tclk_tui.protocol.machine import ContractState, lock_terms
 from tclk_tui.protocol.naming import OFFER_ROOM, deal_room
 from tclk_tui.protocol.panel import Panel, panel_of
+from tclk_tui.protocol.side_lines import (
+    encode_statement,
+    encode_vote_commit,
+    encode_vote_reveal,
+    try_parse_statement,
+)
 from tclk_tui.protocol.transcript import TranscriptRecord, fold_transcript
 from tclk_tui.technocore.errors import VenueError
 
@@ -270,7 +275,7 @@ class RefereeDesk:
                                   "juror's share arrives sealed from the dealer")
         except (TclkError, ValueError) as exc:
             raise EngineError(f"cannot mint for this offer: {exc}") from None
-        await self._w.outbox.publish(OFFER_ROOM, statement_line(offer_id, statement))
+        await self._w.outbox.publish(OFFER_ROOM, encode_statement(offer_id, statement))
         return self.case(offer_id)
 
     async def _deal_hash_shares(self, offer: dict, panel: Panel) -> str:
@@ -313,12 +318,13 @@ class RefereeDesk:
             if round_.jurors and any(j.committed for j in round_.jurors):
                 facts.append(GateFact("vote round", None, ", ".join(
                     f"{v}: {n}" for v, n in round_.counts.items()) or "no opened votes yet"))
-        return GateRequest(action="arbiter-release", deal_id=offer_id, contract=state.contract,
-                           facts=tuple(facts), blockers=tuple(blockers),
-                           confirm_code=code_for(state.contract),
-                           created_ms=now, token=_secrets.token_hex(8))
+        return self._w.stated.state(GateRequest(
+            action="arbiter-release", deal_id=offer_id, contract=state.contract,
+            facts=tuple(facts), blockers=tuple(blockers), confirm_code=code_for(state.contract),
+            created_ms=now, token=_secrets.token_hex(8)))
 
     async def confirm_release(self, request: GateRequest, typed_code: str = "") -> CaseView:
+        request = self._w.stated.stated(request)  # a request this wallet stated, never a face's
         if request.action != "arbiter-release":
             raise GateRefused("not a release request")
         await self.refresh()
@@ -343,6 +349,7 @@ class RefereeDesk:
         except EngineError as exc:
             raise GateRefused(f"could not deliver to the payee: {exc}") from None
         self._set_meta(request.deal_id, decision="released")
+        self._w.stated.answered(request)
         self._w.events.publish(Notice("info", f"case {request.deal_id[:10]}…: released "
                                       f"{self.case(request.deal_id).what} to the payee"))
         return self.case(request.deal_id)
@@ -364,7 +371,7 @@ class RefereeDesk:
         records = self._rooms.get(deal_room(state.contract), [])
         view = offer_round(offer, state.contract, records, now_ms=self._w.now_ms())
         if view is None:
-            raise EngineError("this case's offer names no committee: it has no vote round")
+            raise EngineError("this case's offer names no panel: it has no vote round")
         return view
 
     async def commit(self, offer_id: str, verdict: str) -> RoundView:
@@ -380,7 +387,8 @@ class RefereeDesk:
         # The salt seals the vote: durable in the vault before the commitment is published.
         self._w.vault.backend.put(VOTE_ENTRY + state.contract,
                                   f"{vote.salt} {vote.verdict}".encode())
-        await self._w.outbox.publish(deal_room(state.contract), commit_line(vote.commitment))
+        await self._w.outbox.publish(deal_room(state.contract),
+                                     encode_vote_commit(vote.commitment))
         await self.refresh()
         return self.round_view(offer_id)
 
@@ -402,14 +410,19 @@ class RefereeDesk:
                               "opening would only be flagged")
         self._w.journal.set_setting(opened, "1")  # before the line: two calls post one
         salt, _, verdict = bytes(raw).decode().partition(" ")
-        await self._w.outbox.publish(deal_room(view.contract), reveal_line(salt, verdict))
+        try:
+            line = encode_vote_reveal(salt, verdict)
+        except TclkError as exc:
+            raise EngineError(f"this wallet's commitment cannot be opened: {exc}") from None
+        await self._w.outbox.publish(deal_room(view.contract), line)
         await self.refresh()
         return self.round_view(offer_id)
 
 
 def statement_lines(records: list[TranscriptRecord], offer_id: str) -> list[TranscriptRecord]:
     """The signed statement side-lines naming one offer (for an evidence bundle)."""
-    return [r for r in records if (parse_statement_line(r.line) or ("",))[0] == offer_id]
+    return [r for r in records
+            if (line := try_parse_statement(r.line)) is not None and line.offer_id == offer_id]
 
 
 __all__ = ["CaseView", "RefereeDesk", "statement_lines"]

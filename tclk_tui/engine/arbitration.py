@@ -1,8 +1,9 @@
 """The arbiter's and juror's desk: secret shares and commit-reveal votes (SPEC §8).
 
-Vote rounds ride the deal room as signed plain lines (not tclk/1 frames, so a fold skips them):
-`tclk1-vote commit <commitment>` first, then `tclk1-vote reveal <salt> <verdict>`. How a round
-is counted is engine.vote_round's one reading, under the round's deadline.
+Vote rounds ride the deal room as signed plain lines (`protocol.side_lines`; not tclk/1 frames,
+so a fold skips them): `tclk1-vote commit <commitment>` first, then
+`tclk1-vote reveal <salt> <verdict>`. How a round is counted is engine.vote_round's one
+reading, under the round's deadline.
 """
 
 from __future__ import annotations
@@ -22,10 +23,10 @@ from tclk_tui.protocol.arbitration import (
 )
 from tclk_tui.protocol.errors import TclkError
 from tclk_tui.protocol.locks import verify_secret
+from tclk_tui.protocol.side_lines import encode_vote_commit, encode_vote_reveal
 from tclk_tui.protocol.transcript import TranscriptRecord
 
 ShareKind = Literal["preimage", "witness"]
-VOTE_PREFIX = "tclk1-vote "
 _T = TypeVar("_T")
 
 
@@ -57,11 +58,11 @@ class VoteCommit:
 
     @property
     def commit_line(self) -> str:
-        return commit_line(self.commitment)
+        return encode_vote_commit(self.commitment)
 
     @property
     def reveal_line(self) -> str:
-        return reveal_line(self.salt, self.verdict)
+        return encode_vote_reveal(self.salt, self.verdict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,14 +72,6 @@ class Tally:
     reveals: dict[str, str] = field(default_factory=dict)  # juror DID -> verdict (opened)
     counts: dict[str, int] = field(default_factory=dict)  # verdict -> votes
     problems: tuple[str, ...] = ()
-
-
-def commit_line(commitment: str) -> str:
-    return f"{VOTE_PREFIX}commit {commitment}"
-
-
-def reveal_line(salt: str, verdict: str) -> str:
-    return f"{VOTE_PREFIX}reveal {salt} {verdict}"
 
 
 def _guard(call: Callable[..., _T], *args: Any) -> _T:
@@ -112,6 +105,7 @@ def commit_vote(contract: str, verdict: str) -> VoteCommit:
                                "on the venue (it trims them)")
     salt = generate_salt()
     commitment = _guard(vote_commitment, contract, verdict, salt)
+    _guard(encode_vote_reveal, salt, verdict)  # the opening must fit a room line too
     return VoteCommit(contract=contract, verdict=verdict, salt=salt, commitment=commitment)
 
 

@@ -12,12 +12,12 @@ from collections.abc import Awaitable, Callable, Container
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tclk_tui.engine.arbitration import VOTE_PREFIX
 from tclk_tui.engine.errors import os_error_sentence
 from tclk_tui.engine.vote_round import RoundView, offer_round
 from tclk_tui.protocol.codec import try_decode_frame
 from tclk_tui.protocol.errors import TclkError
 from tclk_tui.protocol.naming import OFFER_ROOM, deal_room
+from tclk_tui.protocol.side_lines import is_vote_line
 from tclk_tui.protocol.transcript import (
     TranscriptRecord,
     check_nonce_order,
@@ -217,7 +217,7 @@ def round_problems(contract: str, round_: RoundView | None) -> list[str]:
 def panel_round(offer: dict, contract: str, records: list[TranscriptRecord]) -> RoundView | None:
     """The commit-reveal round of the offer's panel read from the deal room, offline (no clock:
     the phase counts as closed only once every juror committed)."""
-    if not any(r.line.startswith(VOTE_PREFIX) for r in records):
+    if not any(is_vote_line(r.line) for r in records):
         return None
     return offer_round(offer, contract, records)
 

@@ -14,36 +14,14 @@ from dataclasses import replace
 from tclk_tui.engine.decoded import DecodedLines
 from tclk_tui.engine.events import BoardChanged
 from tclk_tui.engine.views import BoardQuery, OfferRow
-from tclk_tui.protocol.errors import TclkError
+from tclk_tui.protocol.errors import LineError, TclkError
 from tclk_tui.protocol.ids import contract_id
 from tclk_tui.protocol.locks import is_valid_statement
 from tclk_tui.protocol.naming import OFFER_ROOM
 from tclk_tui.protocol.panel import Panel, panel_of, panel_statement
+from tclk_tui.protocol.side_lines import is_statement_line, parse_statement
 from tclk_tui.protocol.transcript import TranscriptRecord, VerifyResult
 from tclk_tui.technocore.verify import verify_records
-
-STATEMENT_LINE_PREFIX = "tclk1-statement "
-
-
-def statement_line(offer_id: str, statement: str) -> str:
-    """The signed side-line a payee-role offerer posts so the payer can build its accept.
-
-    tclk/1 has no field for a payee-minted statement in a payee-role offer (the reference's
-    issue #12); the payee publishes it beside the offer, signed by the same DID, and the payer
-    copies it into the accept. It is not a tclk/1 frame (the prefix differs), so reference
-    readers skip it.
-    """
-    return f"{STATEMENT_LINE_PREFIX}{offer_id} {statement}"
-
-
-def parse_statement_line(line: str) -> tuple[str, str] | None:
-    if not line.startswith(STATEMENT_LINE_PREFIX):
-        return None
-    parts = line[len(STATEMENT_LINE_PREFIX):].split(" ")
-    if len(parts) != 2:
-        return None
-    return parts[0], parts[1]
-
 
 AWAITING = "awaiting"
 """The status of an offer whose statement (its payee's, or its panel's) is not out yet."""
@@ -146,9 +124,12 @@ class OffersBoard:
             return "rejected", f"record from room {record.room}, not {OFFER_ROOM}"
         if not verdict.ok:
             return "rejected", str(verdict.reason)
-        statement = parse_statement_line(record.line)
-        if statement is not None:
-            return self._ingest_statement(record, *statement)
+        if is_statement_line(record.line):
+            try:
+                line = parse_statement(record.line)
+            except LineError as exc:
+                return "rejected", str(exc)
+            return self._ingest_statement(record, line.offer_id, line.statement)
         frame, reason = decoded.decode(record.line)
         if frame is None:
             return "rejected", str(reason)

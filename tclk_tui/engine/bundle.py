@@ -14,12 +14,11 @@ from collections.abc import Iterable
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
-from tclk_tui.engine.arbitration import VOTE_PREFIX
 from tclk_tui.engine.audit import panel_round, round_problems
-from tclk_tui.engine.board import parse_statement_line
 from tclk_tui.protocol.errors import TclkError
 from tclk_tui.protocol.naming import OFFER_ROOM, deal_room
 from tclk_tui.protocol.panel import check_statement
+from tclk_tui.protocol.side_lines import is_statement_line, is_vote_line, try_parse_statement
 from tclk_tui.protocol.transcript import (
     FoldStep,
     TranscriptRecord,
@@ -58,12 +57,13 @@ async def build_bundle(wallet: Wallet, deal_id: str) -> dict[str, Any]:
     contract = deal.state.contract
     board = deal.board_transcript()  # the offer, the accept it is bound to, the rest
     statements = [r for r in wallet.evidence.records(OFFER_ROOM)
-                  if (parse_statement_line(r.line) or ("",))[0] == deal.deal_id]
+                  if (line := try_parse_statement(r.line)) is not None
+                  and line.offer_id == deal.deal_id]
     room_records = list(deal.room_records)
     if contract is not None:
         kept = {(r.seq, r.line) for r in room_records}
         room_records += [r for r in wallet.evidence.records(deal_room(contract))
-                         if (r.seq, r.line) not in kept and r.line.startswith(VOTE_PREFIX)]
+                         if (r.seq, r.line) not in kept and is_vote_line(r.line)]
         room_records.sort(key=lambda r: r.seq)
     rail: dict[str, Any] | None = None
     state = deal.state
@@ -138,7 +138,7 @@ def audit_bundle(name: str, data: dict[str, Any]) -> dict[str, Any]:
         if not verdict.ok:
             out["unverified"] += 1
             out["problems"].append(f"{record.room} #{record.seq}: {verdict.reason}")
-    frames = [r for r in board if parse_statement_line(r.line) is None]
+    frames = [r for r in board if not is_statement_line(r.line)]
     fold = fold_transcript([*frames, *room])
     if fold.state is None:
         out["problems"].append("the records open no contract")
@@ -159,8 +159,8 @@ def audit_bundle(name: str, data: dict[str, Any]) -> dict[str, Any]:
                    if a != b), min(len(claimed) if isinstance(claimed, list) else 0, len(steps)))
         out["problems"].append(f"the bundle's fold steps differ from what its records re-fold "
                                f"to (first at step {at + 1})")
-    lines = {r.sender: parsed[1] for r in board
-             if (parsed := parse_statement_line(r.line)) is not None
+    lines = {r.sender: parsed.statement for r in board
+             if (parsed := try_parse_statement(r.line)) is not None
              and verify_transcript_record(r).ok}
     ok, why = check_statement(fold.state.offer, fold.state.statement, lines)
     if ok is False:

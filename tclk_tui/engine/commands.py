@@ -35,9 +35,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tclk_tui.engine.deal_book import id_prefix
 from tclk_tui.engine.errors import EngineError, JournalUnwritable, os_error_sentence
 from tclk_tui.engine.gates import GateRefused, GateRequest, WrongCode, wrong_code
+from tclk_tui.engine.id_prefix import id_prefix
 from tclk_tui.engine.words import rehearsal_note
 
 if TYPE_CHECKING:

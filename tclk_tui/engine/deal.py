@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import logging
 import secrets as _secrets
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -45,6 +46,7 @@ from tclk_tui.protocol.transcript import (
 )
 from tclk_tui.rails.base import LockTerms, SettlementRail
 
+log = logging.getLogger(__name__)
 
 def claim_message(contract: str) -> bytes:
     """The message a point-lock pre-signature signs on the rehearsal rails.
@@ -261,7 +263,7 @@ class DealSession:
         if bound is None:
             return ""
         how = "private" if self.accept_private else "public"
-        where = "a sealed letter" if self.accept_private else f"the board's #{bound.seq}"
+        where = "a sealed letter" if self.accept_private else "on the board"
         return (f"the {how} accept of {short(bound.sender)} ({where}), the first this wallet "
                 "journaled")
 
@@ -564,7 +566,12 @@ class DealSession:
         if self.role == "payee" and self.state.status == "locked":
             await self.check_lock()
         self._announce(False)
-        return self.view()
+        view = self.view()
+        log.info("deal %s reconciled: the transcript says %s, the rail %s%s; legal now: %s",
+                 self.deal_id, self.state.status, view.rail_status or "nothing",
+                 " (they disagree)" if view.disagreement else "",
+                 ", ".join(sorted(view.actions)) or "nothing")
+        return view
 
     def venue_time_ms(self) -> int:
         """The latest venue stamp on any record of this deal: the venue's clock has passed it."""
@@ -654,11 +661,11 @@ class DealSession:
         if self.observer:
             blockers = ["this wallet is not a party to the contract: another accept came first",
                         *blockers]
-        return GateRequest(action=action, deal_id=self.deal_id, contract=self.state.contract,
-                           facts=tuple(facts), blockers=tuple(blockers), late=late,
-                           confirm_code=code, created_ms=self.ctx.now_ms(),
-                           token=_secrets.token_hex(8),
-                           prompt=code_prompt(code, digits_of="contract id") if code else "")
+        return self.ctx.stated.state(GateRequest(
+            action=action, deal_id=self.deal_id, contract=self.state.contract,
+            facts=tuple(facts), blockers=tuple(blockers), late=late, confirm_code=code,
+            created_ms=self.ctx.now_ms(), token=_secrets.token_hex(8),
+            prompt=code_prompt(code, digits_of="contract id") if code else ""))
 
     def _time_facts(self, now: int) -> list[GateFact]:
         o = self.offer
@@ -718,7 +725,7 @@ class DealSession:
             facts.append(GateFact("payee claim window", False,
                                   "already past claimByMs: the payee could only reveal late"))
         req = self._request("lock", facts, blockers)
-        return _with_rail(req, chosen)
+        return self.ctx.stated.state(_with_rail(req, chosen))
 
     def _default_rail(self) -> str | None:
         for rail_id in self.offer["rails"]:
@@ -832,7 +839,9 @@ class DealSession:
 
     async def confirm(self, request: GateRequest, *, typed_code: str | None = None,
                       acknowledge_late: bool = False) -> DealView:
-        """Perform a gated action after re-checking every fact now."""
+        """Perform a gated action after re-checking every fact now, on a request this engine
+        stated (a face's made-up one is refused)."""
+        request = self.ctx.stated.stated(request)
         if request.deal_id != self.deal_id:
             raise GateRefused("this confirmation belongs to another deal")
         if request.action == "reveal":
@@ -855,6 +864,7 @@ class DealSession:
         if fresh.late and not acknowledge_late:
             raise GateRefused("the reveal is late (past claimByMs): acknowledge the risk first")
         await getattr(self, f"_do_{request.action}")(fresh)
+        self.ctx.stated.answered(request)
         return self.view()
 
     # -- the actions ---------------------------------------------------------------------------

@@ -6,7 +6,6 @@ journal row always says what its fold says.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -14,25 +13,13 @@ from tclk_tui.engine.board import OffersBoard
 from tclk_tui.engine.deal import DealSession
 from tclk_tui.engine.errors import EngineError, journaling
 from tclk_tui.engine.events import EventBus, Notice
+from tclk_tui.engine.id_prefix import id_prefix
 from tclk_tui.engine.keeper import PaymentKeyPlan, SecretPlan, VaultKeeper
 from tclk_tui.engine.ports import DealContext
 from tclk_tui.engine.views import DealView
 from tclk_tui.protocol.codec import try_decode_frame
 from tclk_tui.protocol.transcript import TranscriptRecord
 from tclk_tui.store.journal import Journal
-
-MIN_PREFIX_HEX = 4
-_PREFIX_RE = re.compile(rf"0x[0-9a-f]{{{MIN_PREFIX_HEX},64}}")
-
-
-def id_prefix(text: str, what: str) -> str:
-    """An offer or contract id, or a prefix of one naming at least 4 hex digits after the
-    0x; anything shorter (an empty string, a bare `0x`) would select whatever happens to be
-    the only deal or offer, so it is refused."""
-    if not isinstance(text, str) or _PREFIX_RE.fullmatch(text) is None:
-        raise EngineError(f"no {what} {str(text)[:80]!r}: name it by its id, or by a prefix of "
-                          f"at least {MIN_PREFIX_HEX} hex digits after 0x")
-    return text
 
 
 def _record_meta(record: TranscriptRecord) -> dict[str, Any]:

@@ -10,7 +10,7 @@ import secrets as _secrets
 from collections.abc import Callable, Mapping
 from typing import Protocol
 
-from tclk_tui.engine.board import AWAITING, OffersBoard, statement_line
+from tclk_tui.engine.board import AWAITING, OffersBoard
 from tclk_tui.engine.crash import crashpoint
 from tclk_tui.engine.deal_book import DealBook
 from tclk_tui.engine.errors import EngineError, JournalUnwritable, journaling
@@ -26,6 +26,7 @@ from tclk_tui.protocol.locks import validate_deadlines
 from tclk_tui.protocol.naming import OFFER_ROOM
 from tclk_tui.protocol.panel import panel_context, panel_of
 from tclk_tui.protocol.rails import normalize_rail_ids
+from tclk_tui.protocol.side_lines import encode_statement
 from tclk_tui.protocol.transcript import TranscriptRecord
 from tclk_tui.rails.base import SettlementRail
 from tclk_tui.store.journal import Journal
@@ -133,7 +134,7 @@ class OfferDesk:
         self.book.pending_offers[line] = (offer["id"], draft.role)
         await self.outbox.publish(OFFER_ROOM, line, deal_id=offer["id"])
         if secret_plan is not None:
-            await self.outbox.publish(OFFER_ROOM, statement_line(offer["id"], statement),
+            await self.outbox.publish(OFFER_ROOM, encode_statement(offer["id"], statement),
                                       deal_id=offer["id"])
         return self.book.find(offer["id"]).view()
 
@@ -152,7 +153,7 @@ class OfferDesk:
             statement = self.keeper.statement_of(deal_id)
             if statement is None:
                 continue
-            line = statement_line(deal_id, statement)
+            line = encode_statement(deal_id, statement)
             if line not in queued:
                 await self.outbox.publish(OFFER_ROOM, line, deal_id=deal_id)
                 self.events.publish(Notice("info", f"offer {deal_id[:10]}…: lock statement "

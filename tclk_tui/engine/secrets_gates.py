@@ -12,6 +12,7 @@ from tclk_tui.engine.gates import (
     GateFact,
     GateRefused,
     GateRequest,
+    StatedGates,
     WrongCode,
     code_for,
     code_prompt,
@@ -27,11 +28,12 @@ SEED_BACKUP_CODE = "backup"
 
 class SecretGates:
     def __init__(self, vault: Vault, keeper: VaultKeeper, book: DealBook,
-                 now_ms: Callable[[], int]) -> None:
+                 now_ms: Callable[[], int], stated: StatedGates) -> None:
         self.vault = vault
         self.keeper = keeper
         self.book = book
         self.now_ms = now_ms
+        self.stated = stated  # a confirmation answers a request stated here, never a face's
 
     def vault_status(self) -> VaultStatus:
         # The backend is named once, in `backend`; `detail` says what it holds.
@@ -59,16 +61,20 @@ class SecretGates:
         facts = (GateFact("what", None, "the master seed restores every deal secret"),
                  GateFact("where", None, "on this screen only, until you close it"),
                  GateFact("fingerprint", None, self.vault.seed_fingerprint()))
-        return GateRequest(action="seed-backup", deal_id="", contract=None, facts=facts,
-                           confirm_code=SEED_BACKUP_CODE, created_ms=self.now_ms(),
-                           token=_secrets.token_hex(8), prompt=code_prompt(SEED_BACKUP_CODE))
+        return self.stated.state(GateRequest(
+            action="seed-backup", deal_id="", contract=None, facts=facts,
+            confirm_code=SEED_BACKUP_CODE, created_ms=self.now_ms(), token=_secrets.token_hex(8),
+            prompt=code_prompt(SEED_BACKUP_CODE)))
 
     def confirm_seed_backup(self, request: GateRequest, typed_code: str = "") -> str:
+        request = self.stated.stated(request)
         if request.action != "seed-backup":
             raise GateRefused("not a seed backup request")
         if typed_code.strip().lower() != SEED_BACKUP_CODE:  # never the request's own code
             raise GateRefused(f"type {SEED_BACKUP_CODE} to show the seed")
-        return self.vault.export_seed()
+        seed = self.vault.export_seed()
+        self.stated.answered(request)
+        return seed
 
     def restore_seed(self, text: str) -> str:
         try:
@@ -86,13 +92,13 @@ class SecretGates:
                  GateFact("risk", None if deal.state.status in ("claimed",) else False,
                           "anyone who sees it can claim before you" if deal.state.status ==
                           "locked" else "shown on this screen only"))
-        return GateRequest(action="secret-reveal", deal_id=deal.deal_id,
-                           contract=deal.state.contract, facts=facts,
-                           blockers=tuple(blockers), confirm_code=code,
-                           created_ms=self.now_ms(), token=_secrets.token_hex(8),
-                           prompt=code_prompt(code, digits_of=digits_of))
+        return self.stated.state(GateRequest(
+            action="secret-reveal", deal_id=deal.deal_id, contract=deal.state.contract,
+            facts=facts, blockers=tuple(blockers), confirm_code=code, created_ms=self.now_ms(),
+            token=_secrets.token_hex(8), prompt=code_prompt(code, digits_of=digits_of)))
 
     def confirm_secret_reveal(self, request: GateRequest, typed_code: str) -> str:
+        request = self.stated.stated(request)  # its code is the engine's, never the face's
         if request.action != "secret-reveal" or request.blockers:
             raise GateRefused("; ".join(request.blockers) or "not a secret reveal request")
         if request.confirm_code is None or not request.code_matches(typed_code):
@@ -100,4 +106,5 @@ class SecretGates:
         secret = self.keeper.deal_secret(request.deal_id)
         if secret is None:
             raise GateRefused("no secret held for this deal")
+        self.stated.answered(request)
         return secret

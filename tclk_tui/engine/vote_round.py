@@ -21,10 +21,16 @@ from collections import Counter
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 
-from tclk_tui.engine.arbitration import VOTE_PREFIX, Tally
+from tclk_tui.engine.arbitration import Tally
 from tclk_tui.protocol.arbitration import verify_vote_commitment
 from tclk_tui.protocol.errors import TclkError
 from tclk_tui.protocol.panel import panel_of, vote_deadline
+from tclk_tui.protocol.side_lines import (
+    VoteCommitLine,
+    VoteRevealLine,
+    is_vote_line,
+    try_parse_vote,
+)
 from tclk_tui.protocol.transcript import TranscriptRecord, verify_transcript_record
 
 MAX_PROBLEMS = 200  # a room full of junk vote lines is not a list without end
@@ -78,7 +84,7 @@ def read_round(contract: str, records: Iterable[TranscriptRecord], jurors: tuple
     problems: list[str] = []
     outsiders: set[str] = set()
     for record in records:
-        if not record.line.startswith(VOTE_PREFIX):
+        if not is_vote_line(record.line):
             continue
         where = f"seq {record.seq}"
         if not verify_transcript_record(record).ok:
@@ -91,17 +97,17 @@ def read_round(contract: str, records: Iterable[TranscriptRecord], jurors: tuple
                 problems.append(f"{where}: vote line from {juror[:20]}…, who is not on the "
                                 "panel, ignored")
             continue
-        body = record.line[len(VOTE_PREFIX):]
-        if body.startswith("commit "):
+        vote = try_parse_vote(record.line)
+        if isinstance(vote, VoteCommitLine):
             if record.timestamp_ms >= deadline_ms:
                 problems.append(f"{where}: commitment after the round closed ignored")
                 flags[juror].append("late commitment")
             elif juror in commits:
                 problems.append(f"{where}: second commitment from one juror ignored")
             else:
-                commits[juror] = (record.seq, body[len("commit "):].strip())
-        elif body.startswith("reveal "):
-            salt, _, verdict = body[len("reveal "):].partition(" ")
+                commits[juror] = (record.seq, vote.commitment)
+        elif isinstance(vote, VoteRevealLine):
+            salt, verdict = vote.salt, vote.verdict
             if juror not in commits:
                 problems.append(f"{where}: opening without a commitment ignored")
             elif juror in verdicts:
@@ -131,14 +137,15 @@ def read_round(contract: str, records: Iterable[TranscriptRecord], jurors: tuple
 
 def offer_round(offer: Mapping, contract: str, records: Iterable[TranscriptRecord],
                 now_ms: int | None = None) -> RoundView | None:
-    """The round of the committee an offer names (None: it names none): its jurors, its
-    deadline. Every reader of a case's round (the console, `round`, `tally`, the offline
-    audit, the evidence bundle) comes through here."""
+    """The round of the panel an offer names (None: it names none), a committee or a lone
+    arbiter (SPEC §8.3: whatever the panel): its members, its deadline. Every reader of a
+    case's round (the console, `round`, `tally`, the offline audit, the evidence bundle)
+    comes through here."""
     try:
         panel = panel_of(offer)
     except TclkError:
         return None
-    if panel is None or panel.kind != "committee":
+    if panel is None:
         return None
     return read_round(contract, records, panel.members, vote_deadline(offer, panel), now_ms)
 
@@ -146,8 +153,8 @@ def offer_round(offer: Mapping, contract: str, records: Iterable[TranscriptRecor
 def count_votes(contract: str, records: list[TranscriptRecord], offer: Mapping | None,
                 jurors: Collection[str] | None = None) -> Tally:
     """`tally`: the round of the contract's offer read as `offer_round` reads it. An offer
-    that names no committee counts the `jurors` given, under the offer's claimByMs; without
-    the offer nothing can be counted (neither the panel nor the deadline is known)."""
+    that names no panel counts the `jurors` given, under the offer's claimByMs; without the
+    offer nothing can be counted (neither the panel nor the deadline is known)."""
     given = tuple(dict.fromkeys(j.strip() for j in jurors or () if j.strip()))
     if offer is None:
         return Tally(contract=contract, problems=(
@@ -157,14 +164,14 @@ def count_votes(contract: str, records: list[TranscriptRecord], offer: Mapping |
     view = offer_round(offer, contract, records)
     if view is not None:
         if given and set(given) != {j.did for j in view.jurors}:
-            problems.append("the offer names its committee: its jurors are counted, not the "
-                            "ones given")
+            problems.append("the offer names its panel: its members are counted, not the "
+                            "jurors given")
     elif given:
         view = read_round(contract, records, given, int(offer["claimByMs"]))
     else:
         return Tally(contract=contract, problems=(
-            "no panel named: the offer names no committee and no jurors were given, so no "
-            "vote is counted (name the jurors)",))
+            "no panel named: the offer names no panel and no jurors were given, so no vote "
+            "is counted (name the jurors)",))
     return Tally(contract=contract,
                  commits={j.did: j.commitment for j in view.jurors if j.commitment},
                  reveals={j.did: j.verdict for j in view.jurors if j.verdict is not None},

@@ -29,7 +29,7 @@ from tclk_tui.engine.errors import EngineError, ProfileBusy
 from tclk_tui.engine.events import EventBus, Notice, VenueStatus
 from tclk_tui.engine.evidence import Evidence
 from tclk_tui.engine.evm import load_evm_settings, open_evm_rail
-from tclk_tui.engine.gates import GateRequest
+from tclk_tui.engine.gates import GateRequest, StatedGates
 from tclk_tui.engine.keeper import VaultKeeper
 from tclk_tui.engine.mailbox import PrivateMail
 from tclk_tui.engine.offers import OfferDesk
@@ -78,6 +78,7 @@ class _Ctx:
     secrets: VaultKeeper
     rails: dict[str, SettlementRail]
     now_ms: Callable[[], int]
+    stated: StatedGates  # the gate requests the engine stated: a confirmation answers one
     # Is a contract's statement the one its offer's panel published? (None: no panel)
     provenance: Callable[[dict, str | None], tuple[bool | None, str]] | None = None
     # Rails set aside in this wallet, with why (a one-shot process cannot hold a memory lock).
@@ -119,8 +120,9 @@ class Wallet:
         self.outbox = Outbox(journal, client, deal_row_id=lambda d: self.book.row_id(d),
                              secret_for=self.keeper.deal_secret,
                              on_record=lambda r: self.rooms.on_own_record(r))
+        self.stated = StatedGates()
         ctx = _Ctx(did=identity.did, events=self.events, publisher=self.outbox,
-                   secrets=self.keeper, rails=rails, now_ms=self.now_ms,
+                   secrets=self.keeper, rails=rails, now_ms=self.now_ms, stated=self.stated,
                    refused_rails=self.refused_rails,
                    provenance=lambda offer, statement: check_statement(
                        offer, statement, self.board.panel_lines(offer["id"])),
@@ -138,7 +140,7 @@ class Wallet:
                                 book=self.book, keeper=self.keeper, outbox=self.outbox,
                                 events=self.events, rails=rails, now_ms=self.now_ms,
                                 refused_rails=self.refused_rails)
-        self.gates = SecretGates(vault, self.keeper, self.book, self.now_ms)
+        self.gates = SecretGates(vault, self.keeper, self.book, self.now_ms, self.stated)
         self.rail_watch = RailWatch(self.book, rails, self.events)
         self._owned_rails: list[SettlementRail] = []  # rails this wallet opened and closes
         self.mail = PrivateMail(identity=identity, vault=vault, journal=journal, client=client,

@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from tclk_tui.protocol.codec import canonical_json
+from tclk_tui.protocol.canonical import canonical_json
 from tclk_tui.protocol.locks import verify_secret
 from tclk_tui.protocol.rails import RAIL_REGISTRY
 

@@ -16,6 +16,7 @@ import asyncio
 import ipaddress
 import itertools
 import json
+import logging
 import re
 from collections.abc import Callable, Container, Mapping
 from dataclasses import dataclass
@@ -37,6 +38,7 @@ from tclk_tui.technocore.errors import (
     VenueError,
     VenueUnavailable,
     error_for_status,
+    error_label,
 )
 from tclk_tui.technocore.follow import RecordsEvent, RingGap, RoomFollower
 from tclk_tui.technocore.identity import Identity, canonical_nonce, check_signable_text, is_name
@@ -65,6 +67,7 @@ from tclk_tui.technocore.retry import RetryPolicy
 from tclk_tui.technocore.sweep import survives_sweep
 
 Lane = Literal["post", "get"]
+log = logging.getLogger(__name__)
 
 MAX_LIMIT = 200
 MAX_WAIT_S = 10.0
@@ -213,6 +216,19 @@ def _without_our_values(error: VenueError, body: Mapping[str, Any] | None) -> Ve
     error.args = tuple(scrub(a) if isinstance(a, str) else a for a in error.args)
     error.detail = scrub(error.detail)
     return error
+
+
+def _log_rate_limit(what: str, error: VenueError, wait_s: float, limited: int, waited: float,
+                    policy: RetryPolicy, waiting: bool) -> None:
+    kind = getattr(error, "kind", "unknown")
+    spent = (f"429 {limited} of at most {policy.rate_limit_retries}, {waited:.1f} s of "
+             f"{policy.rate_limit_budget_s:g} s waited so far")
+    if waiting:
+        log.warning("%s: rate limited (%s budget): waiting %.1f s (%s)", what, kind, wait_s,
+                    spent)
+    else:
+        log.warning("%s: rate limited (%s budget): a further %.1f s would pass what one request "
+                    "may wait (%s): giving up", what, kind, wait_s, spent)
 
 
 def encode_segment(text: str) -> str:
@@ -370,14 +386,23 @@ class VenueClient:
                     limited += 1
                     if (limited > policy.rate_limit_retries
                             or waited + wait_s > policy.rate_limit_budget_s):
+                        if policy.rate_limit_budget_s > 0:  # else the caller waits it out
+                            _log_rate_limit(what, error, wait_s, limited, waited, policy, False)
                         raise
+                    _log_rate_limit(what, error, wait_s, limited, waited, policy, True)
                     waited += wait_s
                     attempt -= 1
                     await policy.sleep(wait_s)
                     continue
                 if not error.retryable or attempt >= policy.attempts:
+                    if error.retryable and policy.attempts > 1:  # else the caller retries
+                        log.warning("%s: %s, attempt %d of %d: giving up", what,
+                                    error_label(error), attempt, policy.attempts)
                     raise
-                await policy.sleep(policy.backoff(attempt - 1))
+                delay = policy.backoff(attempt - 1)
+                log.info("%s: %s, attempt %d of %d: trying again in %.2f s", what,
+                         error_label(error), attempt, policy.attempts, delay)
+                await policy.sleep(delay)
 
     def _json(self, reply: Reply, what: str) -> Any:
         try:

@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 
 from tclk_tui.cli import main
-from tclk_tui.engine.arbitration import reveal_line
 from tclk_tui.engine.bundle import build_bundle
 from tclk_tui.engine.commands import CommandError, execute
 from tclk_tui.protocol.builders import make_offer
 from tclk_tui.protocol.codec import encode_frame
 from tclk_tui.protocol.naming import OFFER_ROOM, deal_room
+from tclk_tui.protocol.side_lines import encode_vote_reveal
 from tclk_tui.technocore.identity import Identity
 from tests.engine.helpers import Pair, arbitrated_deal, draft, reveal_as_payee
 
@@ -71,7 +71,7 @@ async def test_a_round_with_a_mismatched_opening_fails_the_audit(pair: Pair, tmp
         await juror.referee.refresh()
         await juror.referee.commit(offer_id, "release")
     salt = bytes(jurors[1].vault.backend.get("vote/" + contract)).decode().split(" ")[0]
-    await jurors[1].outbox.publish(deal_room(contract), reveal_line(salt, "refund"))
+    await jurors[1].outbox.publish(deal_room(contract), encode_vote_reveal(salt, "refund"))
     files = []
     for room in (OFFER_ROOM, deal_room(contract)):
         path = tmp_path / f"{room}.jsonl"

@@ -37,9 +37,9 @@ async def test_a_payee_offer_awaits_its_statement_before_it_shows_open(pair: Pai
     await post_as(alice, OFFER_ROOM, dict(offer))  # a payee offer whose statement never came
     await bob.sync()
     assert bob.board.get(offer["id"]).status == "awaiting"
-    from tclk_tui.engine.board import statement_line
+    from tclk_tui.protocol.side_lines import encode_statement
 
-    await alice.client.post(OFFER_ROOM, statement_line(offer["id"], "0x" + "ab" * 32))
+    await alice.client.post(OFFER_ROOM, encode_statement(offer["id"], "0x" + "ab" * 32))
     await bob.sync()
     assert bob.board.get(offer["id"]).status == "open"
 

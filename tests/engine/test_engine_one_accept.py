@@ -79,6 +79,10 @@ async def test_a_strangers_private_accept_never_takes_over_a_locked_public_deal(
     alice = await pair.reopen("alice")
     deal = alice.deal(offer_id)
     assert (deal.state.contract, deal.state.status) == (contract, "locked")
+    await _seal_accept(mallory, deal.offer)  # after the restart too
+    await alice.check_mail()
+    assert (deal.state.contract, deal.state.status) == (contract, "locked")
+    assert [who for who, _ in deal.view().refused_accepts] == [mallory.did]
     pair.clock.advance(deal.offer["refundAfterMs"] - pair.clock.ms + 1000)
     request = deal.request_refund()
     assert request.allowed, request.blockers

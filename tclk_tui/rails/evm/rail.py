@@ -9,6 +9,7 @@ as proof of anything by itself; after every transaction the escrow's storage is 
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -35,6 +36,7 @@ from .tx import Receipt, Sender
 from .txlog import TxLog
 
 __all__ = ["EvmConfig", "EvmHtlcRail", "LockReport", "deploy_escrow"]
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -385,12 +387,19 @@ class EvmHtlcRail:
         never replaced by a new one. Returns one line per transaction for the operator.
         """
         notes = []
-        for row in self.txlog.unfinished(self.config.chain_id):
+        unfinished = self.txlog.unfinished(self.config.chain_id)
+        log.info("evm reconcile: %d journaled transaction(s) not known to be mined on chain %d",
+                 len(unfinished), self.config.chain_id)
+        for row in unfinished:
             receipt = await self.sender.receipt(row.tx_hash)
             if receipt is None:
+                log.info("evm reconcile: %s %s (journaled %s) is not on chain yet: sent again, "
+                         "unchanged, when its deal next acts", row.kind, row.tx_hash, row.state)
                 notes.append(f"evm-htlc: {row.kind} {row.tx_hash[:12]}… is not on chain yet; "
                              "it is sent again, unchanged, when its deal next acts")
                 continue
+            log.info("evm reconcile: %s %s (journaled %s) found in block %d (%s)", row.kind,
+                     row.tx_hash, row.state, receipt.block, "ok" if receipt.ok else "reverted")
             self.txlog.mark(row, "mined" if receipt.ok else "failed", receipt.block)
             notes.append(f"evm-htlc: {row.kind} {row.tx_hash[:12]}… found in block "
                          f"{receipt.block} ({'ok' if receipt.ok else 'reverted'})")

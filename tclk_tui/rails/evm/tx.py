@@ -9,6 +9,7 @@ transaction; `resume` finds it on chain or sends the very same bytes again, neve
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -20,6 +21,7 @@ from .rpc import NodeClient, hex_int
 from .txlog import TxLog, TxRow
 
 __all__ = ["Receipt", "Sender"]
+log = logging.getLogger(__name__)
 
 GAS_HEADROOM = 1.25
 RECEIPT_TIMEOUT_S = 60.0
@@ -37,6 +39,10 @@ class Receipt:
 
 def _no_step(name: str) -> None:
     return None
+
+
+def _outcome(receipt: Receipt) -> str:
+    return "ok" if receipt.ok else "reverted"
 
 
 class Sender:
@@ -90,6 +96,8 @@ class Sender:
         async with self._serial:
             balance = await self.node.balance(self.address)
             if spendable_check and balance <= value:
+                log.warning("evm %s for lock %s refused before signing: %s holds %d wei, the "
+                            "value alone is %d wei", kind, lock_id, self.address, balance, value)
                 raise SettlementError(
                     f"tclk: evm-htlc insufficient funds: {self.address} holds {balance} wei, "
                     f"the {kind} alone moves {value} wei, before gas", code="insufficient-funds")
@@ -97,6 +105,9 @@ class Sender:
             fees = await self.fees()
             cost = value + gas * fees["maxFeePerGas"]
             if spendable_check and balance < cost:
+                log.warning("evm %s for lock %s refused before signing: %s holds %d wei, it "
+                            "needs up to %d wei with gas", kind, lock_id, self.address, balance,
+                            cost)
                 raise SettlementError(
                     f"tclk: evm-htlc insufficient funds: {self.address} holds {balance} wei, "
                     f"the {kind} needs up to {cost} wei (value {value} + gas {gas} at "
@@ -108,6 +119,9 @@ class Sender:
             row = self.txlog.record(chain_id=self.chain_id, kind=kind, lock_id=lock_id,
                                     sender=self.address, nonce=nonce, tx_hash=tx_hash,
                                     fields=fields, raw=raw if keep_raw else None)
+            log.info("evm %s for lock %s: signed %s (chain %d, nonce %d, gas %d, max fee %d "
+                     "wei) and journaled before sending", kind, lock_id, tx_hash, self.chain_id,
+                     nonce, gas, fees["maxFeePerGas"])
             self._on_step(f"evm-{kind}-signed")
             return await self._broadcast(row, raw)
 
@@ -119,17 +133,24 @@ class Sender:
         """
         receipt = await self.receipt(row.tx_hash)
         if receipt is not None:
+            log.info("evm %s %s (journaled %s) found on chain in block %d: %s", row.kind,
+                     row.tx_hash, row.state, receipt.block, _outcome(receipt))
             self.txlog.mark(row, "mined" if receipt.ok else "failed", receipt.block)
             return receipt
         raw = row.raw
         if raw is None:
             if data is None:
+                log.info("evm %s %s (journaled %s) is not on chain and cannot be rebuilt "
+                         "here: the chain's own state decides", row.kind, row.tx_hash,
+                         row.state)
                 return None
             tx_hash, raw = self._sign(row.fields, data)
             if tx_hash != row.tx_hash:
                 raise SettlementError("tclk: evm-htlc the journaled transaction does not "
                                       "rebuild to the same hash; nothing sent",
                                       code="journal-mismatch")
+        log.info("evm %s %s (journaled %s) is not on chain: sending the same transaction "
+                 "again", row.kind, row.tx_hash, row.state)
         async with self._serial:
             return await self._broadcast(row, raw)
 
@@ -141,15 +162,22 @@ class Sender:
             known = exc.code == "node-refused" and (
                 await self.receipt(row.tx_hash) is not None or await self._known(row.tx_hash))
             if not known:
+                log.warning("evm %s %s: the node refused it (%s)", row.kind, row.tx_hash,
+                            exc.code)
                 raise
+            log.info("evm %s %s: the node already has it", row.kind, row.tx_hash)
             answered = row.tx_hash
         if not isinstance(answered, str) or answered.lower() != row.tx_hash:
             raise SettlementError("tclk: evm node answered another transaction hash than the "
                                   "one signed", code="bad-node")
         self._on_step(f"evm-{row.kind}-sent")
         self.txlog.mark(row, "sent")
+        log.info("evm %s %s sent; waiting for its receipt", row.kind, row.tx_hash)
         receipt = await self.wait(row.tx_hash)
         self.txlog.mark(row, "mined" if receipt.ok else "failed", receipt.block)
+        log.info("evm %s %s mined in block %d: %s, gas used %d, fee %d wei", row.kind,
+                 row.tx_hash, receipt.block, _outcome(receipt), receipt.gas_used,
+                 receipt.fee_wei)
         return receipt
 
     async def _known(self, tx_hash: str) -> bool:
@@ -179,6 +207,8 @@ class Sender:
             if receipt is not None:
                 return receipt
             if time.monotonic() >= deadline:
+                log.warning("evm %s not mined within %.0f s: journaled, looked up again before "
+                            "anything is resent", tx_hash, self._timeout_s)
                 raise SettlementError(f"tclk: evm-htlc transaction {tx_hash} not mined within "
                                       f"{self._timeout_s:.0f} s (journaled; it is looked up "
                                       "again before anything is resent)", code="tx-pending")
