@@ -99,6 +99,7 @@ class RefereeDesk:
         self._rooms: dict[str, list[TranscriptRecord]] = {}
         # offer id -> (ref, verified, what the rail said, the status it was asked at)
         self._locks: dict[str, tuple[str, bool, str, str]] = {}
+        self._members: tuple[int, frozenset[str]] = (-1, frozenset())  # board size, panels
 
     # -- what the journal remembers ----------------------------------------------------------
 
@@ -130,13 +131,15 @@ class RefereeDesk:
 
     def panel_members(self) -> set[str]:
         """Everyone on the panels of offers naming this wallet (a dealer seals us a share)."""
-        board, did = self._w.board, self._w.did
+        did, board = self._w.did, self._w.board
+        if self._members[0] == len(board):  # offers are only ever added: count, not re-read
+            return set(self._members[1])
         out: set[str] = set()
-        for row in board.query(BoardQuery(status=None)):
-            if did in row.line and (offer := board.offer_frame(row.offer_id)) is not None:
-                panel = self._panel(offer)
-                if panel is not None and did in panel.members:
-                    out.update(panel.members)
+        for offer in board.naming(did):
+            panel = self._panel(offer)
+            if panel is not None and did in panel.members:
+                out.update(panel.members)
+        self._members = (len(board), frozenset(out))
         return out
 
     def _state(self, offer_id: str) -> tuple[ContractState, dict, Panel]:

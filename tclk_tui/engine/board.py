@@ -289,6 +289,11 @@ class OffersBoard:
     def accept_of(self, offer_id: str) -> tuple[TranscriptRecord, dict] | None:
         return self._accepts.get(offer_id)
 
+    def naming(self, text: str) -> list[dict]:
+        """The offers whose signed line contains `text` (a DID a panel names), unsorted: cheap
+        enough to ask once a second of a 20,000-offer board."""
+        return [self._frames[oid] for oid, row in self._rows.items() if text in row.line]
+
     def offer_of_contract(self, contract: str) -> dict | None:
         """The offer whose accept on the board makes `contract`, if one does."""
         for offer_id, (_record, frame) in self._accepts.items():
