@@ -344,14 +344,14 @@ def cmd_demo(args: argparse.Namespace) -> int:
         transcript = io.StringIO() if args.json else sys.stdout
         import asyncio
 
-        status = asyncio.run(run_headless(transcript, rail=args.rail))
+        status = asyncio.run(run_headless(transcript, rail=args.rail, asset=args.asset))
         if args.json:
             print_json({"status": status})
         return 0 if status == "claimed" else EXIT_REFUSED
     from tclk_tui.tui.run import run_demo_app
 
     need_terminal("the demo app (or use `demo --headless`)")
-    run_demo_app(rail=args.rail)
+    run_demo_app(rail=args.rail, asset=args.asset)
     return 0
 
 
@@ -600,6 +600,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rail", choices=("paper", "evm-htlc"), default="paper",
                    help="paper (default, settles nothing) or evm-htlc (test ether on a local "
                         "anvil)")
+    p.add_argument("--asset", choices=("ETH", "USDC"), default="ETH",
+                   help="with --rail evm-htlc: deals in test ether (default) or in USDC, a test "
+                        "token deployed on the local anvil")
     p = add("venue", cmd_venue, "serve a local rehearsal venue")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default loopback)")
     p.add_argument("--port", type=port_number, default=8080,

@@ -27,13 +27,27 @@ def fact_lines(gate: Answer) -> list[str]:
     return lines
 
 
+def _money(a: Answer) -> str:
+    """The amount as the engine said it reads (`0.25 ETH`), or as it came."""
+    return a.get("amount_text") or f"{a['amount']} {a['asset']}"
+
+
 def identity(a: Answer) -> str:
-    return f"{a['did']}\nprofile {a['profile']} on {a['venue']}"
+    lines = [a["did"], f"profile {a['profile']} on {a['venue']}"]
+    evm = a.get("evm")
+    if evm:
+        lines.append(f"evm-htlc account {evm['address']} on chain {evm['chain_id']} "
+                     f"(fund this address to lock)")
+        if evm.get("error"):
+            lines.append(f"  balance not read: {evm['error']}")
+        for held in evm.get("balances", []):
+            lines.append(f"  {held['text']}")
+    return "\n".join(lines)
 
 
 def board(a: Answer) -> str:
-    lines = [f"{o['offer'][:18]}  {o['status']:<9} {o['role']:<5} {o['amount']:>12} "
-             f"{o['asset']:<8} {o['lock']:<5} {','.join(o['rails'])}"
+    lines = [f"{o['offer'][:18]}  {o['status']:<9} {o['role']:<5} {_money(o):>20} "
+             f"{o['lock']:<5} {','.join(o['rails'])}"
              for o in a["offers"]]
     hidden = a.get("total", len(a["offers"])) - len(a["offers"])
     if hidden > 0:
@@ -61,8 +75,7 @@ def _performed(action: str) -> Callable[[Answer], str]:
 
 def status(a: Answer) -> str:
     lines = [f"deal {a['deal']}", f"contract {a['contract']}",
-             f"{a['role']} · {a['status']} · {a['amount']} {a['asset']} · "
-             f"{a['lock']} lock",
+             f"{a['role']} · {a['status']} · {_money(a)} · {a['lock']} lock",
              f"actions: {', '.join(a['actions']) or 'none'}"]
     if a.get("disagreement"):
         lines.insert(3, f"UNKNOWN: {a['disagreement']}; `tclk-tui reconcile {a['deal'][:12]}` "
@@ -79,8 +92,7 @@ def status(a: Answer) -> str:
 
 
 def deals(a: Answer) -> str:
-    return "\n".join(f"{d['deal'][:18]}  {d['role']:<5} {d['status']:<9} "
-                     f"{d['amount']} {d['asset']}"
+    return "\n".join(f"{d['deal'][:18]}  {d['role']:<5} {d['status']:<9} {_money(d)}"
                      for d in a["deals"]) or "no deals"
 
 

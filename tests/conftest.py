@@ -52,5 +52,6 @@ def own_config_folder(
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("config")))
 
 
-# A fresh anvil per test and the deployed escrow on it (tests/rails/evm, tests/engine).
-from tests.rails.evm.fixtures import anvil, chain  # noqa: E402, F401
+# A fresh anvil per test (or one per module) and the deployed escrow on it (tests/rails/evm,
+# tests/engine).
+from tests.rails.evm.fixtures import anvil, chain, module_anvil, shared_chain  # noqa: E402, F401

@@ -32,6 +32,7 @@ from tclk_tui.engine.gates import (
     code_for,
     wrong_code,
 )
+from tclk_tui.engine.money import money
 from tclk_tui.engine.private_deals import SETTING_HELD_SHARE
 from tclk_tui.engine.views import BoardQuery
 from tclk_tui.engine.vote_round import RoundView, offer_round
@@ -85,6 +86,11 @@ class CaseView:
     claim_by_ms: int
     refund_after_ms: int
     note: str = ""
+    money_text: str = ""  # the amount as money (engine.money)
+
+    @property
+    def amount_text(self) -> str:
+        return self.money_text or f"{self.amount} {self.asset}"
 
     @property
     def what(self) -> str:
@@ -184,6 +190,8 @@ class RefereeDesk:
             decision=meta.get("decision", "pending"), lock_detail=lock_detail,
             lock_verified=verified, claim_by_ms=offer["claimByMs"],
             refund_after_ms=offer["refundAfterMs"],
+            money_text=money(offer["amount"], offer["asset"], offer["rails"],
+                             self._w.rails).text,
             note="" if self._w.did in lines or not self._mints(offer, panel) else
             "publish the statement before anyone can accept")
 

@@ -8,7 +8,7 @@ offer: the board is written by strangers.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 
 from tclk_tui.engine.decoded import DecodedLines
@@ -33,8 +33,12 @@ OTHER_REJECT_REASONS = "other reasons (not told apart past the first 64)"
 class OffersBoard:
     """Offers by id, their status, and a tally of rejected lines by reason."""
 
-    def __init__(self, own_did: str | None = None) -> None:
+    def __init__(self, own_did: str | None = None,
+                 amount_text: Callable[[object, str, tuple[str, ...]], tuple[str, str]]
+                 | None = None) -> None:
         self.own_did = own_did
+        # How an offer's amount reads as money here (engine.money); minimal units without it.
+        self._amount_text = amount_text
         self._rows: dict[str, OfferRow] = {}
         self._frames: dict[str, dict] = {}
         self._records: dict[str, TranscriptRecord] = {}
@@ -149,6 +153,9 @@ class OffersBoard:
         if offer_id in self._rows:
             return "rejected", "offer already on the board"
         job = frame.get("job")
+        rails = tuple(frame["rails"])
+        units, text = (self._amount_text(frame["amount"], frame["asset"], rails)
+                       if self._amount_text is not None else ("", ""))
         row = OfferRow(
             offer_id=offer_id,
             sender=record.sender,
@@ -156,7 +163,7 @@ class OffersBoard:
             amount=frame["amount"],
             asset=frame["asset"],
             lock=frame["lock"],
-            rails=tuple(frame["rails"]),
+            rails=rails,
             claim_by_ms=frame["claimByMs"],
             refund_after_ms=frame["refundAfterMs"],
             expires_ms=frame["expiresMs"],
@@ -167,6 +174,8 @@ class OffersBoard:
             ts_ms=record.timestamp_ms,
             job=f"{job['proto']}:{job['id']}" if isinstance(job, dict) else "",
             line=record.line,
+            money_units=units,
+            money_text=text,
         )
         self._frames[offer_id] = frame
         self._records[offer_id] = record

@@ -271,7 +271,8 @@ def deal_summary(view: DealView) -> dict[str, Any]:
     """A deal's public facts: what `offer`, `accept`, `deals` and the gated commands answer."""
     return {
         "deal": view.deal_id, "contract": view.contract, "role": view.role,
-        "status": view.status, "amount": view.amount, "asset": view.asset, "lock": view.lock,
+        "status": view.status, "amount": view.amount, "asset": view.asset,
+        "amount_text": view.amount_text, "amount_minimal": view.amount_minimal, "lock": view.lock,
         "rail": view.rail, "rail_ref": view.rail_ref, "counterparty": view.counterparty,
         "room": view.room, "actions": sorted(view.actions),
         "last_safe_ms": view.deadlines.last_safe_ms, "secret_held": view.secret_held,
@@ -375,7 +376,14 @@ _YES = Param("yes", bool, "confirm after reading the facts the command states wi
 
 
 async def _identity(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
-    return {"did": wallet.did, "profile": wallet.profile, "venue": wallet.venue_url}
+    answer: dict[str, Any] = {"did": wallet.did, "profile": wallet.profile,
+                              "venue": wallet.venue_url}
+    rail = wallet.rails.get("evm-htlc")
+    if rail is not None:  # the README says to fund it: say where, and what it holds
+        from tclk_tui.engine.evm import account_answer
+
+        answer["evm"] = await account_answer(rail)
+    return answer
 
 
 async def _board(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
@@ -387,7 +395,8 @@ async def _board(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
     if p["limit"] is not None:
         rows = rows[:max(p["limit"], 0)]
     offers = [{"offer": r.offer_id, "sender": r.sender, "role": r.role, "amount": r.amount,
-               "asset": r.asset, "lock": r.lock, "rails": list(r.rails), "status": r.status,
+               "asset": r.asset, "amount_text": r.amount_text, "lock": r.lock,
+               "rails": list(r.rails), "status": r.status,
                "expires_ms": r.expires_ms, "claim_by_ms": r.claim_by_ms,
                "refund_after_ms": r.refund_after_ms, "mine": r.mine, "job": r.job}
               for r in rows]
@@ -417,6 +426,7 @@ async def _accept(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
 
 async def _lock(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
     deal = _deal(wallet, p["deal"])
+    await deal.quote_lock(p["rail"])  # the account's balance and the gas, read now
     request = deal.request_lock(p["rail"])
     if not p["yes"]:
         return _not_performed(LOCK, request)
@@ -595,8 +605,9 @@ async def _evidence(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
 
 
 IDENTITY = Command(
-    "identity", "show this profile's did:key", (),
-    "{did, profile, venue}", gated=False, run=_identity, needs_venue=False)
+    "identity", "show this profile's did:key (and its evm-htlc account, with its balances)", (),
+    "{did, profile, venue, evm?: {address, chain_id, balances: [{asset, units, text}], "
+    "error?}}", gated=False, run=_identity, needs_venue=False)
 BOARD = Command(
     "board", "list offers on the board",
     (Param("all", bool, "include accepted, expired and cancelled offers", default=False),
@@ -604,7 +615,7 @@ BOARD = Command(
            "search for and asset:X rail:X lock:hash|point role:payer|payee status:any",
            metavar="FILTER"),
      Param("limit", int, "at most this many offers (default: all)")),
-    "{offers: [{offer, sender, role, amount, asset, lock, rails, status, expires_ms, "
+    "{offers: [{offer, sender, role, amount, asset, amount_text, lock, rails, status, expires_ms, "
     "claim_by_ms, refund_after_ms, mine, job}], total, rejected: {reason: count}}",
     gated=False, run=_board)
 OFFER = Command(

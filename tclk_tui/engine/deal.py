@@ -29,6 +29,7 @@ from tclk_tui.engine.gates import (
     wrong_code,
 )
 from tclk_tui.engine.legal import DEAL_ACTIONS, Legal, Prospect, in_play, judge, prospect
+from tclk_tui.engine.money import Money, money
 from tclk_tui.engine.ports import DealContext
 from tclk_tui.engine.views import Deadlines, DealView, RecordView, TimelineEntry
 from tclk_tui.protocol.adaptor import PreSignature, pre_sign, verify_pre_signature
@@ -44,7 +45,7 @@ from tclk_tui.protocol.transcript import (
     fold_transcript,
     verify_transcript_record,
 )
-from tclk_tui.rails.base import LockTerms, SettlementRail
+from tclk_tui.rails.base import LockQuote, LockTerms, SettlementRail
 
 log = logging.getLogger(__name__)
 
@@ -63,11 +64,13 @@ def short(did: str | None) -> str:
     return f"{did[:12]}…{did[-4:]}" if len(did) > 20 else did
 
 
-def describe_frame(frame: dict) -> str:
-    """A frame in plain words for the transcript view (values are quoted, never interpreted)."""
+def describe_frame(frame: dict, amount_text: str | None = None) -> str:
+    """A frame in plain words for the transcript view (values are quoted, never interpreted);
+    an offer's amount as `amount_text` says it reads (engine.money), when given."""
     kind = frame.get("type")
     if kind == "offer":
-        return (f"offer: {frame['role']} {frame['amount']} {frame['asset']} under a "
+        shown = amount_text or f"{frame['amount']} {frame['asset']}"
+        return (f"offer: {frame['role']} {shown} under a "
                 f"{frame['lock']} lock on {', '.join(frame['rails'])}")
     if kind == "accept":
         return f"accept with statement {frame['statement'][:14]}…"
@@ -149,6 +152,9 @@ class DealSession:
     # shown beside the transcript's status; see `watch_rail`.
     rail_status: str | None = None
     rail_check: RailCheck | None = None  # the rails' word on this contract (see check_rail)
+    # What locking would take from this wallet's account on a value-moving rail, and which
+    # rail it was read for (see quote_lock): the lock gate's balance, gas and margin.
+    lock_quote: tuple[str, LockQuote] | None = None
     _state: ContractState | None = None
     _steps: tuple = ()
     _badges: dict[tuple[str, int, str], bool] = field(default_factory=dict, repr=False)
@@ -387,6 +393,7 @@ class DealSession:
 
     def view(self) -> DealView:
         state = self.state
+        shown = self.money(state.rail)
         records = []
         for record, step in zip(self._records(), self._steps, strict=False):
             frame = try_decode_frame(record.line)
@@ -394,7 +401,7 @@ class DealSession:
                 room=record.room, seq=record.seq, ts_ms=record.timestamp_ms,
                 sender=record.sender, verified=self._verified(record),
                 type=frame.get("type") if frame else None,
-                summary=describe_frame(frame) if frame else record.line[:120],
+                summary=describe_frame(frame, shown.text) if frame else record.line[:120],
                 ok=step.ok, mine=record.sender == self.ctx.did,
                 reason=self._accept_reason(step.reason) if step.type == "accept"
                 and not step.ok else step.reason))
@@ -437,6 +444,7 @@ class DealSession:
             rail_disagrees=self.rail_disagrees(),
             lock_facts=self.lock_check.facts if self.lock_check is not None else (),
             rail_account=_account_text(rail),
+            money_text=shown.text, money_minimal=shown.minimal,
             accepted_by=self.accepted_by(), refused_accepts=tuple(self.refused_accepts()))
 
     # -- the rail beside the transcript ---------------------------------------------------------
@@ -485,7 +493,7 @@ class DealSession:
                     "rail" + ("" if state.status == "claimed" else
                               " (no reveal frame posted yet)"), deal_id=self.deal_id))
         if self.role == "payee" and state.status == "locked" and self.lock_check is not None \
-                and getattr(rail, "moves_value", False):
+                and rail.moves_value:
             before = self.lock_check.verified
             await self.check_lock()
             changed = changed or before != self.lock_check.verified
@@ -619,15 +627,12 @@ class DealSession:
     def rail_kwargs(self, rail: SettlementRail) -> dict[str, Any]:
         """A rail that pays an address (evm-htlc) needs the payee's signed paymentKey: the
         address is derived from it, never taken from anyone's word."""
-        if getattr(rail, "requires_payment_key", False):
+        if rail.requires_payment_key:
             return {"payee_key": self.state.payee_key}
         return {}
 
     async def _verify_on(self, rail: SettlementRail, check: LockCheck) -> bool:
-        inspect = getattr(rail, "inspect_lock", None)
-        if inspect is None:
-            return bool(await rail.verify_lock(self.terms(), check.ref))
-        report = await inspect(self.terms(), check.ref, **self.rail_kwargs(rail))
+        report = await rail.inspect_lock(self.terms(), check.ref, **self.rail_kwargs(rail))
         check.facts = tuple(report.facts)
         check.detail = report.detail if report.ok else f"{report.rule}: {report.detail}"
         return bool(report.ok)
@@ -654,7 +659,50 @@ class DealSession:
                 return rail
         return None
 
-    # -- gates ---------------------------------------------------------------------------------
+    # -- amounts and the account ---------------------------------------------------------------
+
+    def money(self, rail: str | None = None) -> Money:
+        """The deal's amount as it reads on `rail` (or on the first offered rail that knows the
+        asset): exact units where the decimals are known, minimal units otherwise."""
+        rails = [rail] if rail else list(self.offer["rails"])
+        return money(self.offer["amount"], self.offer["asset"], rails, self.ctx.rails)
+
+    async def quote_lock(self, rail: str | None = None) -> LockQuote | None:
+        """Read what locking would take from this wallet's account on a value-moving rail
+        (balances, allowance, gas, the margin), for the lock gate; None when there is nothing
+        to read (not the payer, not accepted, a rail that moves no value)."""
+        state = self.state
+        chosen = rail or self._default_rail()
+        if self.role != "payer" or self.observer or state.status != "accepted" or not chosen:
+            return None
+        rail_obj = self._rail_for(chosen)
+        if rail_obj is None or not rail_obj.moves_value:
+            return None
+        try:
+            quote = await rail_obj.lock_quote(self.terms(), **self.rail_kwargs(rail_obj))
+        except Exception as exc:  # an unreachable node: the gate says so and refuses
+            quote = LockQuote(facts=(), problems=(f"could not read the account on {chosen}: "
+                                                  f"{exc}",), read_ms=self.ctx.now_ms())
+        if quote is not None:
+            self.lock_quote = (_canonical_rail(chosen), quote)
+        return quote
+
+    def _quote_facts(self, rail: str, facts: list[GateFact], blockers: list[str],
+                     now: int) -> None:
+        """The account's side of a lock on a value-moving rail, from the last quote."""
+        held = self.lock_quote
+        if held is None or held[0] != _canonical_rail(rail):
+            facts.append(GateFact("account", None, "not read yet (it is read again before "
+                                  "the lock is sent)"))
+            return
+        quote = held[1]
+        facts += [GateFact(label, None, value) for label, value in quote.facts]
+        covered = not quote.problems
+        facts.append(GateFact("account covers the lock", covered,
+                              f"yes (read {_ms_ago(now - quote.read_ms)})" if covered else
+                              "; ".join(quote.problems)))
+        blockers += [f"the account cannot cover this lock: {p}" for p in quote.problems]
+
 
     def _request(self, action: GateAction, facts: list[GateFact], blockers: list[str], *,
                  late: bool = False, code: str | None = None) -> GateRequest:
@@ -705,13 +753,16 @@ class DealSession:
             else:
                 facts.append(GateFact("settles value", None, "yes" if rail_obj.moves_value else
                                       "NO: rehearsal rail, settles nothing"))
-                window = getattr(rail_obj, "window_note", None)
+                window = rail_obj.window_note()
                 if window is not None:
-                    facts.append(GateFact("rail window", None, window()))
-                if getattr(rail_obj, "requires_payment_key", False) and not state.payee_key:
+                    facts.append(GateFact("rail window", None, window))
+                if rail_obj.requires_payment_key and not state.payee_key:
                     blockers.append(f"{chosen} pays the payee's paymentKey address, and the "
                                     "payee signed no paymentKey")
-        facts.append(GateFact("amount", None, f"{self.offer['amount']} {self.offer['asset']}"))
+        facts.append(GateFact("amount", None, self.money(chosen).gate_text))
+        if chosen is not None and (rail_obj := self._rail_for(chosen)) is not None \
+                and rail_obj.moves_value:
+            self._quote_facts(chosen, facts, blockers, now)
         facts.append(GateFact("payee", None, short(state.payee_did)))
         provenance = getattr(self.ctx, "provenance", None)
         if provenance is not None:  # an offer naming referees: the statement must be theirs
@@ -749,7 +800,8 @@ class DealSession:
             facts += [GateFact(label, None, value) for label, value in check.facts]
             if not check.verified:
                 blockers.append(f"lock not verified on the rail: {check.detail}")
-            by_signature = getattr(self._rail_for(check.rail), "settles_by_signature", False)
+            checked_on = self._rail_for(check.rail)
+            by_signature = checked_on is not None and checked_on.settles_by_signature
             if check.presig_ok is False and by_signature:
                 facts.append(GateFact("adaptor pre-signature", False,
                                       "does not verify against the payer's payment key"))
@@ -762,7 +814,7 @@ class DealSession:
                 facts.append(GateFact("adaptor pre-signature", True, "verifies"))
         if state.statement:
             facts.append(GateFact("statement", None, state.statement[:18] + "…"))
-        facts.append(GateFact("amount", None, f"{self.offer['amount']} {self.offer['asset']}"))
+        facts.append(GateFact("amount", None, self.money(state.rail).gate_text))
         rail = self._rail_for(state.rail) if state.rail else None
         if rail is not None:
             facts.append(GateFact("settles value", None, "yes" if rail.moves_value else
@@ -849,6 +901,7 @@ class DealSession:
             await self.check_lock()
             fresh = self.request_reveal()
         elif request.action == "lock":
+            await self.quote_lock(_rail_of(request))  # the account, read again now
             fresh = _with_rail(self.request_lock(_rail_of(request)), _rail_of(request))
         elif request.action == "cancel":
             fresh = self.request_cancel()
@@ -977,8 +1030,7 @@ class DealSession:
 
 
 def _account_text(rail: SettlementRail | None) -> str:
-    text = getattr(rail, "account_text", None) if rail is not None else None
-    return text() if text is not None else ""
+    return rail.account_text() if rail is not None else ""
 
 
 async def _rail_status(rail: SettlementRail, ref: str) -> str | None:

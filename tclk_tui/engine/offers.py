@@ -79,6 +79,11 @@ class OfferDesk:
             elif len(missing) == len(rails):
                 problems.append(FieldProblem("rails", "none of these rails is set up in this "
                                              "wallet (available: " + ", ".join(self.rails) + ")"))
+            for rail_id in rails:  # a rail that cannot settle the asset says why
+                why = self.rails[rail_id].asset_refusal(draft.asset) if rail_id in self.rails \
+                    else None
+                if why is not None:
+                    problems.append(FieldProblem("asset", why))
         for name in ("claim_in_s", "refund_gap_s", "expires_in_s"):
             value = getattr(draft, name)
             if not value.isascii() or not value.isdigit() or int(value) <= 0:
@@ -182,11 +187,17 @@ class OfferDesk:
         if not validate_deadlines(offer, now, MIN_CLAIM_WINDOW_MS, MIN_REFUND_GAP_MS):
             raise EngineError("the deadlines leave less than a minute to claim or to refund")
         usable = [r for r in offer["rails"] if r in self.rails]
+        unsettled = {r: why for r in usable
+                     if (why := self.rails[r].asset_refusal(offer["asset"])) is not None}
+        usable = [r for r in usable if r not in unsettled]
         if rail is not None and rail in self.refused_rails:
             raise EngineError(self.refused_rails[rail])
+        if rail is not None and rail in unsettled:
+            raise EngineError(unsettled[rail])
         if not usable:
             refused = [r for r in offer["rails"] if r in self.refused_rails]
             raise EngineError(self.refused_rails[refused[0]] if refused else
+                              next(iter(unsettled.values()), None) or
                               "none of the offered rails is set up in this wallet")
         if rail is not None and rail not in usable:
             raise EngineError(f"rail {rail} is not offered or not set up here")
@@ -269,14 +280,14 @@ def _accept_outcome(exc: JournalUnwritable, *, private: bool,
 
 
 def _evm_problems(draft: OfferDraft) -> list[FieldProblem]:
-    """evm-htlc settles ether in wei, inside the coordination window by a fixed margin."""
+    """evm-htlc settles inside the coordination window by a fixed margin (which assets it
+    settles, the rail itself says: `asset_refusal`)."""
     # Imported here: the rail's package loads the Ethereum libraries, which only evm drafts need.
-    from tclk_tui.rails.evm.expect import ASSET as EVM_ASSET
     from tclk_tui.rails.evm.expect import TIMELOCK_MARGIN_S, margin_text
 
     problems = []
-    if draft.asset != EVM_ASSET:
-        problems.append(FieldProblem("asset", f"evm-htlc settles {EVM_ASSET} (amount in wei)"))
+    if draft.amount.isascii() and draft.amount.isdigit() and int(draft.amount) >= 2**256:
+        problems.append(FieldProblem("amount", "evm-htlc amounts must be below 2**256"))
     gap = draft.refund_gap_s
     if gap.isascii() and gap.isdigit() and int(gap) < 2 * TIMELOCK_MARGIN_S:
         problems.append(FieldProblem("refund_gap_s", f"at least {2 * TIMELOCK_MARGIN_S} s on "

@@ -33,6 +33,19 @@ class OfferRow:
     ts_ms: int
     job: str = ""  # "<proto>:<id>" or ""
     line: str = ""  # the exact signed line
+    # The amount as money, as the engine read it (engine.money): `0.25 ETH`, and the number
+    # alone, `0.25`. Faces read `amount_text` / `amount_units`.
+    money_text: str = ""
+    money_units: str = ""
+
+    @property
+    def amount_text(self) -> str:
+        """`0.25 ETH`; `1000 FLOP` (minimal units) where no rail here knows the decimals."""
+        return self.money_text or f"{self.amount} {self.asset}"
+
+    @property
+    def amount_units(self) -> str:
+        return self.money_units or self.amount
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +134,18 @@ class DealView:
     # and every other accept seen, as (sender DID, why it was refused).
     accepted_by: str = ""
     refused_accepts: tuple[tuple[str, str], ...] = ()
+    # The amount as money (engine.money): `0.25 ETH` where a rail here knows the asset's
+    # decimals, `1000 FLOP` (minimal units) where none does; and in minimal units, named.
+    money_text: str = ""
+    money_minimal: str = ""
+
+    @property
+    def amount_text(self) -> str:
+        return self.money_text or f"{self.amount} {self.asset}"
+
+    @property
+    def amount_minimal(self) -> str:
+        return self.money_minimal or f"{self.amount} {self.asset} (minimal units)"
 
 
 @dataclass(frozen=True, slots=True)

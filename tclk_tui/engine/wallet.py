@@ -32,6 +32,7 @@ from tclk_tui.engine.evm import load_evm_settings, open_evm_rail
 from tclk_tui.engine.gates import GateRequest, StatedGates
 from tclk_tui.engine.keeper import VaultKeeper
 from tclk_tui.engine.mailbox import PrivateMail
+from tclk_tui.engine.money import money_reader
 from tclk_tui.engine.offers import OfferDesk
 from tclk_tui.engine.outbox import Outbox
 from tclk_tui.engine.paths import make_private_dir
@@ -114,7 +115,7 @@ class Wallet:
         # secrets live and ask for a seed backup, once.
         self.first_run = False
         self.events = EventBus()
-        self.board = OffersBoard(identity.did)
+        self.board = OffersBoard(identity.did, amount_text=money_reader(self.rails))
         self.keeper = VaultKeeper(vault)
         self.background = Background()
         self.outbox = Outbox(journal, client, deal_row_id=lambda d: self.book.row_id(d),
@@ -228,7 +229,7 @@ class Wallet:
             all_rails["evm-htlc"] = open_evm_rail(vault, profile_dir, evm, clock_ms)
             owned.append(all_rails["evm-htlc"])
         refused = {rail_id: one_shot_refusal(rail_id) for rail_id, rail in all_rails.items()
-                   if one_shot and getattr(rail, "process_local", False)}
+                   if one_shot and rail.process_local}
         wallet = cls(profile=profile, venue_url=venue_url, vault=vault, journal=journal,
                      identity=identity, client=client, clock_ms=clock_ms,
                      rails={k: v for k, v in all_rails.items() if k not in refused},
@@ -269,7 +270,7 @@ class Wallet:
         await self.client.aclose()
         for rail in self._owned_rails:
             with contextlib.suppress(Exception):
-                await rail.aclose()  # type: ignore[attr-defined]
+                await rail.aclose()
         self.journal.close()
         if self._lock is not None:
             self._lock.release()  # last: the journal is closed before anyone else may open it

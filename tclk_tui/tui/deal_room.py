@@ -45,7 +45,7 @@ def no_deals_text(accept_key: str = "a", new_offer_key: str = "n") -> Text:
 def summary_text(view: DealView, reconcile_key: str = "g") -> Text:
     parts: list[Text | str] = [
         literal(view.role, style="bold"), "·",
-        literal(view.amount), literal(view.asset), "·", literal(view.lock), "lock ·",
+        literal(view.amount_text), "·", literal(view.lock), "lock ·",
         literal(view.status.upper(), style="bold"),
     ]
     if view.counterparty:
