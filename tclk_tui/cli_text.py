@@ -80,6 +80,10 @@ def status(a: Answer) -> str:
     if a.get("disagreement"):
         lines.insert(3, f"UNKNOWN: {a['disagreement']}; `tclk-tui reconcile {a['deal'][:12]}` "
                         "re-reads the rail and re-folds")
+    if a.get("accepted_by"):
+        lines.append(f"accepted by: {a['accepted_by']}")
+    lines += [f"refused accept from {r['from']}: {r['reason']}"
+              for r in a.get("refused_accepts", [])]
     if a.get("note"):
         lines.append(f"note from the counterparty: {a['note']}")
     lines += [f"  #{r['seq']} {'ok ' if r['ok'] else 'REJ'} {r['summary']}"
@@ -118,7 +122,9 @@ def tally(a: Answer) -> str:
 
 def audit(a: Answer) -> str:
     lines = [f"{plural(a['records'], 'record')} in {plural(len(a['files']), 'file')}, "
-             f"{a['unverified']} failed verification"]
+             f"{a.get('forged', a['unverified'])} forged (signed, failing verification), "
+             f"{a.get('unsigned', 0)} unsigned (ignored)",
+             "audit: " + ("passed" if a.get("ok", True) else "FAILED (see the problems)")]
     lines += [f"problem: {p}" for p in a["problems"]]
     for c in a["contracts"]:
         lines.append(f"contract {c['contract']}: {c['status']}")

@@ -1,16 +1,14 @@
 """The arbiter's and juror's desk: secret shares and commit-reveal votes (SPEC §8).
 
 Vote rounds ride the deal room as signed plain lines (`protocol.side_lines`; not tclk/1 frames,
-so a fold skips them):
-`tclk1-vote commit <commitment>` first, then `tclk1-vote reveal <salt> <verdict>`. A reveal
-counts only when it opens that juror's own earlier commitment, and a commitment posted after
-any reveal of the round is late: that is what stops a juror from copying or adapting.
+so a fold skips them): `tclk1-vote commit <commitment>` first, then
+`tclk1-vote reveal <salt> <verdict>`. How a round is counted is engine.vote_round's one
+reading, under the round's deadline.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Awaitable, Callable, Collection, Iterable
+from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
@@ -25,15 +23,8 @@ from tclk_tui.protocol.arbitration import (
 )
 from tclk_tui.protocol.errors import TclkError
 from tclk_tui.protocol.locks import verify_secret
-from tclk_tui.protocol.side_lines import (
-    VoteCommitLine,
-    VoteRevealLine,
-    encode_vote_commit,
-    encode_vote_reveal,
-    is_vote_line,
-    try_parse_vote,
-)
-from tclk_tui.protocol.transcript import TranscriptRecord, verify_transcript_record
+from tclk_tui.protocol.side_lines import encode_vote_commit, encode_vote_reveal
+from tclk_tui.protocol.transcript import TranscriptRecord
 
 ShareKind = Literal["preimage", "witness"]
 _T = TypeVar("_T")
@@ -122,71 +113,16 @@ def verify_vote(commitment: str, contract: str, verdict: str, salt: str) -> bool
     return verify_vote_commitment(commitment.strip(), contract.strip(), verdict, salt.strip())
 
 
-def tally(contract: str, records: Iterable[TranscriptRecord],
-          jurors: Collection[str] | None = None) -> Tally:
-    """Count a commit-reveal round from signed deal-room records, in venue order.
-
-    Only the panel's `jurors` vote: a did:key costs nothing to mint, so a line from anyone else
-    is ignored (and said so), however many there are. With no panel named nothing is counted.
-    """
-    panel = None if jurors is None else {j.strip() for j in jurors if j.strip()}
-    commits: dict[str, str] = {}
-    reveals: dict[str, str] = {}
-    problems: list[str] = []
-    outsiders: set[str] = set()
-    revealing = False
-    for record in records:
-        if not is_vote_line(record.line):
-            continue
-        if not verify_transcript_record(record).ok:
-            problems.append(f"seq {record.seq}: vote line with a bad signature ignored")
-            continue
-        juror = record.sender
-        if panel is not None and juror not in panel:
-            if juror not in outsiders:
-                outsiders.add(juror)
-                problems.append(f"seq {record.seq}: vote from {juror}, who is not on the "
-                                "panel, ignored")
-            continue
-        vote = try_parse_vote(record.line)
-        if isinstance(vote, VoteCommitLine):
-            if revealing:
-                problems.append(f"seq {record.seq}: commitment after reveals began ignored")
-            elif juror in commits:
-                problems.append(f"seq {record.seq}: second commitment from one juror ignored")
-            else:
-                commits[juror] = vote.commitment
-        elif isinstance(vote, VoteRevealLine):
-            revealing = True
-            salt, verdict = vote.salt, vote.verdict
-            if juror not in commits:
-                problems.append(f"seq {record.seq}: reveal without a commitment ignored")
-            elif juror in reveals:
-                problems.append(f"seq {record.seq}: second reveal from one juror ignored")
-            elif verify_vote_commitment(commits[juror], contract, verdict, salt):
-                reveals[juror] = verdict
-            else:
-                problems.append(f"seq {record.seq}: reveal does not open its commitment")
-        else:
-            problems.append(f"seq {record.seq}: unreadable vote line")
-    counts = Counter(reveals.values())
-    if not panel:
-        if reveals:
-            problems.append("no panel named: opened votes are shown but none is counted "
-                            "(name the jurors)")
-        counts = Counter()
-    return Tally(contract=contract, commits=commits, reveals=reveals,
-                 counts=dict(counts.most_common()), problems=tuple(problems))
-
-
 class ArbitrationDesk:
     """The wallet's arbiter/juror desk: pure share and vote maths, plus reading and posting a
     round in a contract's deal room through the wallet's venue client and outbox."""
 
     def __init__(self, read_room: Callable[[str], Awaitable[list[TranscriptRecord]]],
-                 post_line: Callable[[str, str], Awaitable[None]]) -> None:
+                 post_line: Callable[[str, str], Awaitable[None]],
+                 offer_of: Callable[[str], dict | None] = lambda contract: None) -> None:
         self._read_room = read_room
         self._post_line = post_line
+        self._offer_of = offer_of  # the offer a contract was accepted from, when known
 
     def split(self, kind: ShareKind, secret: str, parts: int) -> list[str]:
         if not isinstance(parts, int) or not 2 <= parts <= 64:
@@ -204,7 +140,11 @@ class ArbitrationDesk:
         return verify_vote(commitment, contract, verdict, salt)
 
     async def tally(self, contract: str, jurors: Collection[str] | None = None) -> Tally:
-        return tally(contract, await self._read_room(contract), jurors)
+        """The round as every other reader counts it (engine.vote_round.count_votes)."""
+        from tclk_tui.engine.vote_round import count_votes  # it builds on this module
+
+        return count_votes(contract, await self._read_room(contract),
+                           self._offer_of(contract.strip()), jurors)
 
     async def post_commit(self, vote: VoteCommit) -> None:
         await self._post_line(vote.contract, vote.commit_line)

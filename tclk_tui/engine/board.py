@@ -23,6 +23,8 @@ from tclk_tui.protocol.side_lines import is_statement_line, parse_statement
 from tclk_tui.protocol.transcript import TranscriptRecord, VerifyResult
 from tclk_tui.technocore.verify import verify_records
 
+AWAITING = "awaiting"
+"""The status of an offer whose statement (its payee's, or its panel's) is not out yet."""
 MAX_REJECT_REASONS = 64
 MAX_REJECT_REASON_CHARS = 240
 OTHER_REJECT_REASONS = "other reasons (not told apart past the first 64)"
@@ -177,8 +179,22 @@ class OffersBoard:
         )
         self._frames[offer_id] = frame
         self._records[offer_id] = record
+        if row.status == "open" and self._awaits_statement(offer_id):
+            row = replace(row, status=AWAITING)
         self._rows[offer_id] = self._with_clock_status(row)
         return "added", offer_id
+
+    def _awaits_statement(self, offer_id: str) -> bool:
+        """An offer nobody can accept yet: its payee (or its panel) mints the statement and
+        has not published it (the accept must carry it)."""
+        offer = self._frames[offer_id]
+        needs = offer["role"] == "payee" or _panel(offer) is not None
+        return needs and self.published_statement(offer_id) is None
+
+    def _statement_in(self, offer_id: str) -> None:
+        row = self._rows.get(offer_id)
+        if row is not None and row.status == AWAITING and not self._awaits_statement(offer_id):
+            self._rows[offer_id] = self._with_clock_status(replace(row, status="open"))
 
     def _ingest_accept(self, record: TranscriptRecord, frame: dict) -> tuple[str, str]:
         offer_id = frame["ref"]
@@ -225,6 +241,7 @@ class OffersBoard:
         if not is_valid_statement(offer["lock"], statement):
             return "rejected", f"statement does not fit a {offer['lock']} lock"
         self._statements.setdefault(offer_id, statement)
+        self._statement_in(offer_id)
         return "updated", offer_id
 
     def _ingest_panel_line(self, record: TranscriptRecord, offer: dict, panel: Panel,
@@ -239,12 +256,13 @@ class OffersBoard:
         if not is_valid_statement(lock, statement):
             return "rejected", f"statement does not fit a {lock} lock"
         self._panel_lines.setdefault(offer_id, {}).setdefault(record.sender, statement)
+        self._statement_in(offer_id)
         return "updated", offer_id
 
     # -- clock and hints ----------------------------------------------------------------------
 
     def _with_clock_status(self, row: OfferRow) -> OfferRow:
-        if row.status == "open" and self._now_ms >= row.expires_ms:
+        if row.status in ("open", AWAITING) and self._now_ms >= row.expires_ms:
             return replace(row, status="expired")
         return row
 
@@ -252,7 +270,7 @@ class OffersBoard:
         """Expire offers whose `expiresMs` has passed; cheap enough to call every second."""
         self._now_ms = now_ms
         expired = [oid for oid, row in self._rows.items()
-                   if row.status == "open" and now_ms >= row.expires_ms]
+                   if row.status in ("open", AWAITING) and now_ms >= row.expires_ms]
         for oid in expired:
             self._rows[oid] = replace(self._rows[oid], status="expired")
         return BoardChanged(updated=tuple(expired))
@@ -279,6 +297,18 @@ class OffersBoard:
 
     def accept_of(self, offer_id: str) -> tuple[TranscriptRecord, dict] | None:
         return self._accepts.get(offer_id)
+
+    def naming(self, text: str) -> list[dict]:
+        """The offers whose signed line contains `text` (a DID a panel names), unsorted: cheap
+        enough to ask once a second of a 20,000-offer board."""
+        return [self._frames[oid] for oid, row in self._rows.items() if text in row.line]
+
+    def offer_of_contract(self, contract: str) -> dict | None:
+        """The offer whose accept on the board makes `contract`, if one does."""
+        for offer_id, (_record, frame) in self._accepts.items():
+            if frame.get("contract") == contract:
+                return self._frames.get(offer_id)
+        return None
 
     def published_statement(self, offer_id: str) -> str | None:
         """The statement an accept must carry: the payee-offerer's, or the one the offer's

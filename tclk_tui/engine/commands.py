@@ -42,8 +42,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from tclk_tui.engine.errors import EngineError, os_error_sentence
+from tclk_tui.engine.errors import EngineError, JournalUnwritable, os_error_sentence
 from tclk_tui.engine.gates import GateFact, GateRefused, GateRequest, WrongCode, wrong_code
+from tclk_tui.engine.id_prefix import id_prefix
 from tclk_tui.engine.words import rehearsal_note
 
 if TYPE_CHECKING:
@@ -125,6 +126,8 @@ def as_command_error(exc: BaseException) -> CommandError | None:
         return CommandError("vault", str(exc))
     if isinstance(exc, VenueError):
         return CommandError("venue", str(exc))
+    if isinstance(exc, JournalUnwritable):  # says whether the action reached the venue
+        return CommandError("refused", str(exc), {"happened": exc.happened})
     if isinstance(exc, EngineError | TclkError | ArbitrationError):
         return CommandError("refused", str(exc))
     if isinstance(exc, OSError):
@@ -379,6 +382,8 @@ def deal_detail(view: DealView) -> dict[str, Any]:
         "note": view.note,
         "transcript_status": view.transcript_status, "rail_status": view.rail_status,
         "disagreement": view.disagreement,
+        "accepted_by": view.accepted_by,
+        "refused_accepts": [{"from": who, "reason": why} for who, why in view.refused_accepts],
         "unavailable": dict(view.unavailable),
         "records": [{"room": r.room, "seq": r.seq, "ts_ms": r.ts_ms, "sender": r.sender,
                      "verified": r.verified, "type": r.type, "summary": r.summary, "ok": r.ok,
@@ -430,9 +435,17 @@ def _deal(wallet: Wallet, name: str) -> DealSession:
         raise CommandError("not-found", str(exc)) from None
 
 
+def _checked_prefix(prefix: str, what: str) -> str:
+    try:
+        return id_prefix(prefix, what)
+    except EngineError as exc:
+        raise CommandError("not-found", str(exc)) from None
+
+
 def _offer_id(wallet: Wallet, prefix: str) -> str:
     from tclk_tui.engine.views import BoardQuery
 
+    prefix = _checked_prefix(prefix, "offer")
     matches = [r.offer_id for r in wallet.board.query(BoardQuery(status=None))
                if r.offer_id.startswith(prefix)]
     if len(matches) != 1:
@@ -510,6 +523,7 @@ async def _lock(wallet: Wallet, p: dict[str, Any]) -> DealView | Unconfirmed:
 
 async def _reveal(wallet: Wallet, p: dict[str, Any]) -> DealView | Unconfirmed:
     deal = _deal(wallet, p["deal"])
+    await deal.fetch_secret()  # a referee's release may be waiting in the sealed mail
     await deal.check_lock()
     request = deal.request_reveal()
     if not (p["confirm"] or "").strip():
@@ -625,6 +639,7 @@ def _case(view: Any) -> dict[str, Any]:
 
 
 def _case_id(wallet: Wallet, prefix: str) -> str:
+    prefix = _checked_prefix(prefix, "case")
     matches = [c.offer_id for c in wallet.referee.cases() if c.offer_id.startswith(prefix)]
     if len(matches) != 1:
         raise CommandError("not-found", f"{prefix!r} matches {len(matches)} of your cases")
@@ -689,8 +704,20 @@ async def _evidence(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
 
     bundle = await build_bundle(wallet, _deal(wallet, p["deal"]).deal_id)
     path = Path(p["out"])
+    text = json.dumps(bundle, indent=1, sort_keys=True) + "\n"
     try:
-        path.write_text(json.dumps(bundle, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        # A new file only: an existing one (another deal's evidence, anything) is never
+        # overwritten; a device or a pipe (/dev/stdout) is written to, not replaced.
+        try:
+            out = open(path, "x", encoding="utf-8")  # noqa: SIM115
+        except FileExistsError:
+            if path.is_file() or path.is_symlink():
+                raise CommandError("usage", f"{path} already exists: the evidence was not "
+                                   "written (name a new file, or move that one away "
+                                   "first)") from None
+            out = open(path, "w", encoding="utf-8")  # noqa: SIM115
+        with out:
+            out.write(text)
     except OSError as exc:
         raise CommandError("usage", os_error_sentence(exc, "write the evidence bundle",
                                                       path=path)) from None
@@ -868,11 +895,11 @@ RAILS = Command(
     "{rails: [{id, moves_value, describe}], set_aside: {id: why it cannot be chosen here}}",
     gated=False, run=_rails)
 TALLY = Command(
-    "tally", "count a contract's commit-reveal arbitration vote from its deal room",
+    "tally", "count a contract's commit-reveal vote from its deal room, as `round` does",
     (Param("contract", str, "the contract id (0x and 64 hex)", required=True,
            positional=True),
-     Param("jurors", list[str], "the panel's juror DIDs: votes from anyone else are not "
-           "counted", required=True)),
+     Param("jurors", list[str], "the jurors to count when the offer names no committee (an "
+           "offer's committee is always the one counted)", default=None)),
     "{contract, commits: {juror: commitment}, reveals: {juror: verdict}, "
     "counts: {verdict: votes}, problems}", gated=False, run=_tally, wire=_tally_json)
 AUDIT = Command(
@@ -922,7 +949,8 @@ COMMITTEE = Command(
     run=_committee)
 EVIDENCE = Command(
     "evidence", "write one deal's evidence bundle (audit it with tclk-tui audit)",
-    (_DEAL, Param("out", str, "the file to write", required=True)),
+    (_DEAL, Param("out", str, "the new file to write (an existing one is never "
+                  "overwritten)", required=True)),
     "{file, deal, contract, status, records}", gated=False, run=_evidence)
 
 SEED_BACKUP = Command(

@@ -11,7 +11,7 @@ import dataclasses
 import hashlib
 import logging
 import secrets as _secrets
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,6 +38,7 @@ from tclk_tui.protocol.errors import RailError, TclkError
 from tclk_tui.protocol.locks import verify_secret
 from tclk_tui.protocol.machine import ContractState, lock_terms
 from tclk_tui.protocol.naming import OFFER_ROOM, deal_room
+from tclk_tui.protocol.panel import panel_of
 from tclk_tui.protocol.rails import normalize_rail_id, rail_in_offer
 from tclk_tui.protocol.transcript import (
     TranscriptRecord,
@@ -90,6 +91,9 @@ def describe_frame(frame: dict, amount_text: str | None = None) -> str:
 
 
 UNKNOWN = "unknown"
+MAX_REFUSED_SHOWN = 16
+ROOM_KEPT_MS = 7 * 24 * 3_600_000
+"""The venue reaps a room after 7 idle days: a settled deal's room is not read past that."""
 """A deal's shown status when its rail and its transcript disagree (see `disagreement`)."""
 LOCK_MARGIN_MS = 120_000
 """The lock gate closes this long before refundAfterMs: venue stamps lag the local clock."""
@@ -129,6 +133,20 @@ class DealSession:
     # own line is read back before the follower delivers what landed just ahead of it).
     board_records: list[TranscriptRecord] = field(default_factory=list)
     room_records: list[TranscriptRecord] = field(default_factory=list)
+    # The accept this deal is bound to, forever: the first valid accept this wallet journaled
+    # (public on the board, or `private`: a sealed letter whose seq counts in its own room).
+    # Once set, the fold is the offer, this accept, then everything else (see `_records`).
+    accept_record: TranscriptRecord | None = None
+    accept_private: bool = False
+    # Journals the accept the moment it binds (the book sets it), so a restart rebuilds the
+    # same deal.
+    on_bound: Callable[[DealSession], None] | None = field(default=None, repr=False)
+    # Our own private accept, signed for the board and journaled before it was sealed to the
+    # offerer ({kind, nonce, sig, line}): a restart sends this very letter again if the deal
+    # is not bound yet.
+    letter: dict | None = field(default=None, repr=False)
+    # Private accepts refused since this wallet opened (sender, why): never journaled.
+    refused_letters: list[tuple[str, str]] = field(default_factory=list, repr=False)
     lock_check: LockCheck | None = None
     # The rail's own word on the lock (locked, claimed, refunded; None: unknown or not asked),
     # shown beside the transcript's status; see `watch_rail`.
@@ -167,10 +185,19 @@ class DealSession:
         return state.status != "proposed" and self.ctx.did not in (state.payer_did,
                                                                     state.payee_did)
 
+    def board_transcript(self) -> list[TranscriptRecord]:
+        """The offer, then the accept the deal is bound to, then every other board record in
+        board order: the deal's records before its room, in the order they are folded."""
+        bound = self.accept_record
+        if bound is None:
+            return [self.offer_record, *self.board_records]
+        return [self.offer_record, bound, *(r for r in self.board_records if r != bound)]
+
     def _records(self) -> list[TranscriptRecord]:
         # Board records first: once a contract exists nothing further on the board can move it,
-        # and its room holds only records written after the accept.
-        return [self.offer_record, *self.board_records, *self.room_records]
+        # and its room holds only records written after the accept. Records of different rooms
+        # are never ordered by their seqs: the bound accept goes first whatever its seq says.
+        return [*self.board_transcript(), *self.room_records]
 
     def _refold(self) -> bool:
         fold = fold_transcript(self._records())
@@ -178,9 +205,32 @@ class DealSession:
             raise TclkError("tclk: the offer record does not open a contract")
         before = self._state.status if self._state is not None else None
         self._state, self._steps = fold.state, tuple(fold.steps)
+        if self.accept_record is None and fold.state.contract is not None:
+            self._bind(self._records())
+            fold = fold_transcript(self._records())  # the same state, its steps in this order
+            assert fold.state is not None
+            self._state, self._steps = fold.state, tuple(fold.steps)
         if before != self._state.status:
             self.rail_check = None  # read against another transcript: ask the rail again
         return before != self._state.status
+
+    def _bind(self, records: list[TranscriptRecord]) -> None:
+        """Pin the accept the fold just took: from now on no other accept is folded first."""
+        for record, step in zip(records, self._steps, strict=False):
+            if step.ok and step.type == "accept":
+                self._pin(record, private=False)
+                return
+
+    def _pin(self, record: TranscriptRecord, *, private: bool) -> None:
+        """Bind to `record` and journal it; if the journal refuses, nothing is bound (the
+        next fold or letter binds again, and journals it then)."""
+        self.accept_record, self.accept_private = record, private
+        try:
+            if self.on_bound is not None:
+                self.on_bound(self)
+        except BaseException:
+            self.accept_record, self.accept_private = None, False
+            raise
 
     def ingest_board(self, record: TranscriptRecord) -> bool:
         """An accept or cancel naming our offer; True when it changed the contract's status."""
@@ -191,6 +241,52 @@ class DealSession:
         changed = self._refold()
         self._announce(changed)
         return changed
+
+    def ingest_private(self, record: TranscriptRecord) -> str | None:
+        """A private accept (its record signed for the board, its seq the sealed line's): it
+        binds the deal if nothing has yet, else it is refused. None once it binds (or is the
+        accept the deal is bound to already); otherwise why it was refused."""
+        bound = self.accept_record
+        if bound is not None:
+            if (bound.line, bound.signature) == (record.line, record.signature):
+                return None
+            why = f"the offer is already bound to {self.accepted_by()}"
+        else:
+            trial = fold_transcript([*self.board_transcript(), record])
+            last = trial.steps[-1]
+            if last.ok and last.type == "accept":
+                self._pin(record, private=True)
+                self._announce(self._refold())
+                return None
+            why = (last.reason or "refused by the fold").removeprefix("tclk: ")
+        if len(self.refused_letters) < MAX_REFUSED_SHOWN:
+            self.refused_letters.append((record.sender, why))
+        return why
+
+    def accepted_by(self) -> str:
+        """Which accept the deal is bound to, in words (empty while none is)."""
+        bound = self.accept_record
+        if bound is None:
+            return ""
+        how = "private" if self.accept_private else "public"
+        where = "a sealed letter" if self.accept_private else "on the board"
+        return (f"the {how} accept of {short(bound.sender)} ({where}), the first this wallet "
+                "journaled")
+
+    def refused_accepts(self) -> list[tuple[str, str]]:
+        """Every other accept this deal has seen (sender, why refused): those on the board and
+        the sealed ones refused since this wallet opened."""
+        out = []
+        for record, step in zip(self._records(), self._steps, strict=False):
+            if step.type == "accept" and not step.ok:
+                out.append((record.sender, self._accept_reason(step.reason)))
+        return [*out, *self.refused_letters][:MAX_REFUSED_SHOWN]
+
+    def _accept_reason(self, reason: str | None) -> str:
+        """The fold's reason for a refused accept, saying which accept won when one did."""
+        if self.accept_record is not None and (reason or "").startswith("accept in status"):
+            return f"the offer is already bound to {self.accepted_by()}"
+        return (reason or "refused").removeprefix("tclk: ")
 
     def ingest_room(self, records: list[TranscriptRecord]) -> bool:
         known = {(r.seq, r.line) for r in self.room_records}
@@ -261,6 +357,22 @@ class DealSession:
     def actions(self) -> frozenset[str]:
         return frozenset(a for a, legal in self.legal_actions().items() if legal.ok)
 
+    def room_live(self) -> bool:
+        """Whether the deal room is still worth reading: the deal is not settled, or it is
+        and a party's receipt is still missing (a settled deal's room is read until both
+        are in, while the venue may still hold the room: its 7 idle days after the last
+        record or deadline)."""
+        if self.room is None:
+            return False
+        if not self.state.terminal:
+            return True
+        parties = {self.state.payer_did, self.state.payee_did}
+        receipts = {record.sender for record, step in zip(self._records(), self._steps,
+                                                          strict=False)
+                    if step.ok and step.type == "receipt"}
+        last = max(self.venue_time_ms(), self.offer["refundAfterMs"])
+        return not parties <= receipts and self.ctx.now_ms() < last + ROOM_KEPT_MS
+
     def receipted(self) -> bool:
         """Whether the transcript already holds a valid receipt of ours: one is enough, and a
         second would only be noise in a finished deal's room."""
@@ -290,7 +402,9 @@ class DealSession:
                 sender=record.sender, verified=self._verified(record),
                 type=frame.get("type") if frame else None,
                 summary=describe_frame(frame, shown.text) if frame else record.line[:120],
-                ok=step.ok, reason=step.reason, mine=record.sender == self.ctx.did))
+                ok=step.ok, mine=record.sender == self.ctx.did,
+                reason=self._accept_reason(step.reason) if step.type == "accept"
+                and not step.ok else step.reason))
         timeline = []
         for record, step in zip(self._records(), self._steps, strict=False):
             if step.ok and step.type in ("offer", "accept", "lock", "reveal", "refund",
@@ -330,7 +444,8 @@ class DealSession:
             rail_disagrees=self.rail_disagrees(),
             lock_facts=self.lock_check.facts if self.lock_check is not None else (),
             rail_account=_account_text(rail),
-            money_text=shown.text, money_minimal=shown.minimal)
+            money_text=shown.text, money_minimal=shown.minimal,
+            accepted_by=self.accepted_by(), refused_accepts=tuple(self.refused_accepts()))
 
     # -- the rail beside the transcript ---------------------------------------------------------
 
@@ -685,10 +800,16 @@ class DealSession:
             facts += [GateFact(label, None, value) for label, value in check.facts]
             if not check.verified:
                 blockers.append(f"lock not verified on the rail: {check.detail}")
-            if check.presig_ok is False:
+            checked_on = self._rail_for(check.rail)
+            by_signature = checked_on is not None and checked_on.settles_by_signature
+            if check.presig_ok is False and by_signature:
                 facts.append(GateFact("adaptor pre-signature", False,
                                       "does not verify against the payer's payment key"))
                 blockers.append("the payer's pre-signature does not verify")
+            elif check.presig_ok is False:  # SPEC §3.3: presig is for rails that settle by it
+                facts.append(GateFact("adaptor pre-signature", None,
+                                      f"does not verify, but {check.rail} settles by secret, "
+                                      "not by signature: the claim does not need it"))
             elif check.presig_ok:
                 facts.append(GateFact("adaptor pre-signature", True, "verifies"))
         if state.statement:
@@ -753,6 +874,21 @@ class DealSession:
             return check.rail, check.ref
         return state.rail, state.rail_ref
 
+    async def fetch_secret(self) -> None:
+        """As payee of a deal whose referees hold the secret, read the sealed mail before
+        anything needs the secret: a released secret (or the last share) may be waiting
+        there, whichever face asks and whether or not anything else polled the mail."""
+        read_mail = getattr(self.ctx, "read_mail", None)
+        if (read_mail is None or self.role != "payee" or self.observer
+                or self.ctx.secrets.deal_secret(self.deal_id) is not None):
+            return
+        try:
+            named = panel_of(self.offer) is not None
+        except TclkError:
+            named = False
+        if named:
+            await read_mail()
+
     async def confirm(self, request: GateRequest, *, typed_code: str | None = None,
                       acknowledge_late: bool = False) -> DealView:
         """Perform a gated action after re-checking every fact now, on a request this engine
@@ -761,6 +897,7 @@ class DealSession:
         if request.deal_id != self.deal_id:
             raise GateRefused("this confirmation belongs to another deal")
         if request.action == "reveal":
+            await self.fetch_secret()
             await self.check_lock()
             fresh = self.request_reveal()
         elif request.action == "lock":

@@ -7,12 +7,13 @@ commits to it is published.
 from __future__ import annotations
 
 import secrets as _secrets
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Protocol
 
-from tclk_tui.engine.board import OffersBoard
+from tclk_tui.engine.board import AWAITING, OffersBoard
 from tclk_tui.engine.crash import crashpoint
 from tclk_tui.engine.deal_book import DealBook
-from tclk_tui.engine.errors import EngineError, journaling
+from tclk_tui.engine.errors import EngineError, JournalUnwritable, journaling
 from tclk_tui.engine.events import EventBus, Notice
 from tclk_tui.engine.inert import clean
 from tclk_tui.engine.keeper import PaymentKeyPlan, SecretPlan, VaultKeeper
@@ -32,7 +33,6 @@ from tclk_tui.store.journal import Journal
 
 MIN_CLAIM_WINDOW_MS = 60_000
 MIN_REFUND_GAP_MS = 60_000
-Deliver = Callable[[dict, str], Awaitable[object]]
 
 
 class OfferDesk:
@@ -152,7 +152,8 @@ class OfferDesk:
             deal_id = deal.deal_id
             row = self.board.get(deal_id)
             if (deal.role != "payee" or deal.offer["from"] != self.did or row is None
-                    or row.status != "open" or self.board.published_statement(deal_id)):
+                    or row.status not in ("open", AWAITING)
+                    or self.board.published_statement(deal_id)):
                 continue
             statement = self.keeper.statement_of(deal_id)
             if statement is None:
@@ -164,9 +165,13 @@ class OfferDesk:
                                            "published after the restart", deal_id=deal_id))
 
     async def accept(self, offer_id: str, *, rail: str | None = None,
-                     deliver: Deliver | None = None) -> DealView:
-        """Accept on the board, or hand the signed accept line to `deliver` (a private accept
-        sealed to the offerer, SPEC §2) which is called once the deal is journaled."""
+                     deliver: PrivateDelivery | None = None) -> DealView:
+        """Accept on the board, or sign the accept line for the board and hand it to
+        `deliver` (a private accept sealed to the offerer, SPEC §2), which sends it once the
+        deal is journaled with it.
+
+        A store that refuses a write (a full disk) on the way is one JournalUnwritable that
+        says whether the accept reached the venue."""
         row = self.board.get(offer_id)
         offer = self.board.offer_frame(offer_id)
         record = self.board.offer_record(offer_id)
@@ -177,7 +182,7 @@ class OfferDesk:
         if offer_id in self.book and not self.book.unsent_accept(offer_id):
             raise EngineError("you already took part in this offer")
         now = self.now_ms()
-        if row.status != "open" or now >= offer["expiresMs"]:
+        if row.status not in ("open", AWAITING) or now >= offer["expiresMs"]:
             raise EngineError(f"the offer is {row.status if row.status != 'open' else 'expired'}")
         if not validate_deadlines(offer, now, MIN_CLAIM_WINDOW_MS, MIN_REFUND_GAP_MS):
             raise EngineError("the deadlines leave less than a minute to claim or to refund")
@@ -196,6 +201,15 @@ class OfferDesk:
                               "none of the offered rails is set up in this wallet")
         if rail is not None and rail not in usable:
             raise EngineError(f"rail {rail} is not offered or not set up here")
+        try:
+            return await self._accept(offer_id, offer, record, deliver)
+        except JournalUnwritable as exc:
+            deal = self.book.get(offer_id)
+            kept = deal is not None and deal.letter is not None
+            raise _accept_outcome(exc, private=deliver is not None, kept=kept) from None
+
+    async def _accept(self, offer_id: str, offer: dict, record: TranscriptRecord,
+                      deliver: PrivateDelivery | None) -> DealView:
         role = "payee" if offer["role"] == "payer" else "payer"
         nonce = _secrets.token_hex(8)
         secret_plan = None
@@ -210,7 +224,8 @@ class OfferDesk:
             raise EngineError(f"the offer's panel is malformed: {exc}") from None
         if role == "payee" and panel is None:
             secret_plan = SecretPlan(offer_id=offer_id, nonce=nonce, lock=offer["lock"])
-            statement = self.keeper.mint(secret_plan)  # durably in the vault before publishing
+            with journaling("the accept's secret", happened=False, store="the vault"):
+                statement = self.keeper.mint(secret_plan)  # durably in the vault first
             crashpoint("after-secret-derived")
         else:  # the payee-offerer's statement, or the one the offer's panel published
             published = self.board.published_statement(offer_id)
@@ -220,20 +235,48 @@ class OfferDesk:
                                   "the payee has not published its lock statement yet")
             statement = published
         try:
+            with journaling("the accept's payment key", happened=False, store="the vault"):
+                payment_key = self.keeper.payment_public_key(key_plan) if key_plan else None
             accept = make_accept(offer, from_=self.did, statement=statement, nonce=nonce,
-                                 payment_key=self.keeper.payment_public_key(key_plan)
-                                 if key_plan else None)
+                                 payment_key=payment_key)
             line = encode_frame(accept)
         except TclkError as exc:
             raise EngineError(str(exc)) from None
         with journaling("the accept", happened=False):
-            self.book.journal_deal(offer_id, role, record, secret_plan, key_plan)
+            letter = deliver.sign(line) if deliver is not None else None  # its board nonce
+            self.book.journal_deal(offer_id, role, record, secret_plan, key_plan,
+                                   letter=letter)
         deal = self.book.open_accepted(offer_id, role, record)
-        if deliver is not None:
-            await deliver(offer, line)
+        if deliver is not None and letter is not None:
+            await deliver.send(offer, letter)
         else:
             await self.outbox.publish(OFFER_ROOM, line, deal_id=offer_id)
         return deal.view()
+
+
+class PrivateDelivery(Protocol):
+    """A private accept: signed for the board first (journaled with the deal), then sealed to
+    the offerer's mailbox instead of posted."""
+
+    def sign(self, line: str) -> dict: ...
+
+    async def send(self, offer: dict, letter: dict) -> object: ...
+
+
+def _accept_outcome(exc: JournalUnwritable, *, private: bool,
+                    kept: bool) -> JournalUnwritable:
+    """The refusal of a store during an accept, said as what became of the accept."""
+    if exc.happened:
+        where = "the venue (sealed to the offerer's mailbox)" if private else "the venue"
+        text = (f"the accept reached {where}, but {exc.why}: this wallet's record of it is "
+                "missing until the wallet next opens, which reads it back; nothing is lost")
+    elif kept:
+        text = (f"the accept did not reach the venue: {exc.why}. It is signed and kept in the "
+                "journal, and sent again, as it is, when the wallet next opens")
+    else:
+        text = (f"the accept did not reach the venue: {exc.why}, so nothing was posted; free "
+                "some room and accept again")
+    return JournalUnwritable(text, happened=exc.happened, why=exc.why)
 
 
 def _evm_problems(draft: OfferDraft) -> list[FieldProblem]:

@@ -11,7 +11,7 @@ from typing import Literal
 
 from tclk_tui.engine.events import DangerLevel
 
-OfferStatus = Literal["open", "accepted", "expired", "cancelled", "mine"]
+OfferStatus = Literal["open", "awaiting", "accepted", "expired", "cancelled", "mine"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,7 +26,7 @@ class OfferRow:
     claim_by_ms: int
     refund_after_ms: int
     expires_ms: int
-    status: str  # open | accepted | expired | cancelled
+    status: str  # open | awaiting (its statement) | accepted | expired | cancelled
     capability: tuple[str, ...] | None  # rails from the sender's DID note, a routing hint only
     mine: bool
     seq: int
@@ -130,6 +130,10 @@ class DealView:
     # The deal actions this status admits that are not legal now, each with the engine's
     # reason (engine.legal): faces show them as "not now" with that reason, never their own.
     unavailable: tuple[tuple[str, str], ...] = ()
+    # Which accept the deal is bound to (the first valid one this wallet journaled), in words,
+    # and every other accept seen, as (sender DID, why it was refused).
+    accepted_by: str = ""
+    refused_accepts: tuple[tuple[str, str], ...] = ()
     # The amount as money (engine.money): `0.25 ETH` where a rail here knows the asset's
     # decimals, `1000 FLOP` (minimal units) where none does; and in minimal units, named.
     money_text: str = ""

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -82,6 +82,8 @@ class _Ctx:
     provenance: Callable[[dict, str | None], tuple[bool | None, str]] | None = None
     # Rails set aside in this wallet, with why (a one-shot process cannot hold a memory lock).
     refused_rails: Mapping[str, str] = field(default_factory=dict)
+    # Reads the sealed mail now (a payee's released secret may be waiting there).
+    read_mail: Callable[[], Awaitable[int]] | None = None
 
 
 def one_shot_refusal(rail_id: str) -> str:
@@ -122,7 +124,8 @@ class Wallet:
                    secrets=self.keeper, rails=rails, now_ms=self.now_ms, stated=self.stated,
                    refused_rails=self.refused_rails,
                    provenance=lambda offer, statement: check_statement(
-                       offer, statement, self.board.panel_lines(offer["id"])))
+                       offer, statement, self.board.panel_lines(offer["id"])),
+                   read_mail=lambda: self.check_mail())
         self.book = DealBook(journal, self.keeper, ctx, self.events)
         self.evidence = Evidence(journal, self.keeper, self.book.in_room)
         self.capabilities = Capabilities(client, self.board, self.events, self.background)
@@ -142,6 +145,7 @@ class Wallet:
         self.mail = PrivateMail(identity=identity, vault=vault, journal=journal, client=client,
                                 publisher=self.outbox, events=self.events, now_ms=self.now_ms)
         self.referee = RefereeDesk(self)
+        self.mail.expected = lambda: private_deals.expected_senders(self)
         self._lock: ProfileLock | None = None
 
     def __repr__(self) -> str:
@@ -241,6 +245,7 @@ class Wallet:
                 for note in await wallet.outbox.recover():
                     wallet.events.publish(Notice("info", note))
                 await wallet.offers.publish_missing_statements()
+                await private_deals.send_pending(wallet)
                 await wallet.advertise()  # the DID note, its rails and e2e: record current
             except (VenueError, EngineError) as exc:
                 wallet.rooms.set_status("offline", str(exc))
@@ -251,8 +256,10 @@ class Wallet:
 
     def _restore(self) -> None:
         """Rebuild deals from the journal: plans, records, and the folds they give."""
-        self.rooms.replay_journal(self.book.restore())
+        restored = self.book.restore()
         private_deals.restore(self)
+        self.rooms.replay_journal(restored)
+        private_deals.restore_legacy(self)
 
     async def close(self) -> None:
         if self.background.closed:
@@ -318,12 +325,13 @@ class Wallet:
         the contract id and the deal room derive the same either way."""
         if not private:
             return await self.offers.accept(offer_id, rail=rail)
+        # The board first: an accept already there binds the offer, and nobody can see ours.
+        await self.rooms.sync_board()
         offer = self.board.offer_frame(offer_id)
         if offer is not None:
             await self.mail.peer_record(offer["from"])  # refused before anything is journaled
-        return await self.offers.accept(
-            offer_id, rail=rail,
-            deliver=lambda frame, line: private_deals.deliver_accept(self, frame, line))
+        return await self.offers.accept(offer_id, rail=rail,
+                                        deliver=private_deals.PrivateAccept(self))
 
     def deals(self) -> list[DealView]:
         return self.book.views()
@@ -346,7 +354,16 @@ class Wallet:
 
     @property
     def arbitration(self) -> arb.ArbitrationDesk:
-        return arb.ArbitrationDesk(self._room_records, self._post_vote_line)
+        return arb.ArbitrationDesk(self._room_records, self._post_vote_line,
+                                   self.offer_of_contract)
+
+    def offer_of_contract(self, contract: str) -> dict | None:
+        """The offer a contract was accepted from, if this wallet knows it (its deals, then
+        the board's accepts)."""
+        for deal in self.book:
+            if deal.state.contract == contract:
+                return deal.offer
+        return self.board.offer_of_contract(contract)
 
     # -- private mail and committees -----------------------------------------------------------
 

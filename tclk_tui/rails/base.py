@@ -93,6 +93,7 @@ class SettlementRail(Protocol):
     moves_value: bool
     process_local: bool
     requires_payment_key: bool
+    settles_by_signature: bool
 
     async def lock(self, terms: LockTerms, *, payee_key: str | None = None) -> str:
         """Escrow under ``terms``; returns the rail-specific reference."""
@@ -178,6 +179,9 @@ class RailFeatures:
     process_local: bool = False
     # It pays the address of the payee's signed paymentKey (evm-htlc).
     requires_payment_key: bool = False
+    # Its claim is the completed adaptor signature (SPEC §3.3), so a lock's presig matters;
+    # every rail here settles by the secret instead.
+    settles_by_signature: bool = False
 
     async def verify_lock(self, terms: LockTerms, ref: str, *,
                           payee_key: str | None = None) -> bool:

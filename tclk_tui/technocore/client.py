@@ -13,6 +13,7 @@ the write as done instead of failing or posting twice.
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import itertools
 import json
 import logging
@@ -131,12 +132,40 @@ class VenueSettings:
         return self.settings.get(name, default)
 
 
+_LABEL_RE = re.compile(r"[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?")
+
+
+def _host_problem(host: str, *, bracketed: bool) -> str:
+    """Why `host` (as urlsplit gives it: lower case, brackets off) cannot be a host, or ""."""
+    if bracketed:
+        try:
+            ipaddress.IPv6Address(host.partition("%")[0])
+        except ValueError:
+            return f"has {host!r} in brackets, which is not an IPv6 address"
+        return ""
+    name = host[:-1] if host.endswith(".") else host
+    labels = name.split(".")
+    if labels[-1].isdigit() or all(label.isdigit() for label in labels):
+        # A name's last label is never all digits: this is an IPv4 address or nothing.
+        try:
+            ipaddress.IPv4Address(name)
+        except ValueError:
+            return (f"has host {host!r}, which is not an IPv4 address (four numbers 0-255 "
+                    "with dots between) nor a host name")
+        return ""
+    if len(name) > 253 or not all(_LABEL_RE.fullmatch(label) for label in labels):
+        return (f"has host {host!r}, which is not a host name (dot-separated labels of 1-63 "
+                "letters, digits and inner hyphens)")
+    return ""
+
+
 def check_venue_url(url: object) -> str:
     """The venue's base URL without its trailing slash, or ValueError with a sentence.
 
     Checked before any request, so a typo is one clear refusal instead of an error from deep in
-    the HTTP stack: http(s) only, a host, a port in 1..65535, no credentials, query or fragment,
-    nothing invisible.
+    the HTTP stack: http(s) only, a host that can be one (an IPv4 address of four numbers up to
+    255, an IPv6 address in brackets, or a host name), a port in 1..65535, no credentials,
+    query or fragment, nothing invisible.
     """
     if not isinstance(url, str) or not url.isascii() or not url.isprintable() or " " in url:
         raise ValueError("the venue URL must be plain text without spaces, e.g. "
@@ -152,6 +181,9 @@ def check_venue_url(url: object) -> str:
         raise ValueError(f"the venue URL {url!r} must start with http:// or https://")
     if not parts.hostname:
         raise ValueError(f"the venue URL {url!r} names no host")
+    problem = _host_problem(parts.hostname, bracketed="[" in parts.netloc)
+    if problem:
+        raise ValueError(f"the venue URL {url!r} {problem}")
     if port is not None and not 1 <= port <= 65535:
         raise ValueError(f"the venue URL {url!r} has port {port}: use 1-65535")
     if parts.username is not None or parts.password is not None:

@@ -5,9 +5,9 @@ statement line is rejected with the grammar's reason."""
 
 from __future__ import annotations
 
-from tclk_tui.engine.arbitration import commit_vote, tally
+from tclk_tui.engine.arbitration import commit_vote
 from tclk_tui.engine.board import OffersBoard
-from tclk_tui.engine.vote_round import read_round
+from tclk_tui.engine.vote_round import count_votes, read_round
 from tclk_tui.protocol.ids import offer_id
 from tclk_tui.protocol.naming import OFFER_ROOM, deal_room
 from tclk_tui.protocol.side_lines import (
@@ -27,8 +27,9 @@ DEADLINE = 2_000_000_000_000
 
 def _round(lines: list[tuple[str, str]]):
     records = [rec(ROOM, 1_000 + i, did, line, seq=i + 1) for i, (did, line) in enumerate(lines)]
+    # The tally reads the round the same way, under the deadline of the contract's offer.
     return (read_round(CONTRACT, records, JURORS, DEADLINE),
-            tally(CONTRACT, records, JURORS))
+            count_votes(CONTRACT, records, {**OFFER, "claimByMs": DEADLINE}, JURORS))
 
 
 def test_well_formed_votes_count_in_the_round_and_the_tally() -> None:

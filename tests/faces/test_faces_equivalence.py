@@ -17,6 +17,7 @@ deal of that face's own, and the faces' answers are compared with their ids toke
 from __future__ import annotations
 
 import difflib
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -171,7 +172,10 @@ READS = (
     Case("receipt before any outcome", "receipt", p(deal="@accepted"), ok=False, agent=OWNER),
     Case("tally", "tally", p(contract="@contract", jurors=["did:key:z6Mk" + "a" * 44]),
          ok=True),
-    Case("tally without jurors", "tally", p(contract="@contract"), ok=False),
+    # The offer names no committee and no jurors are given: an answer counting nothing.
+    Case("tally without jurors", "tally", p(contract="@contract"), ok=True),
+    Case("tally of a contract that is not one", "tally", p(contract="0xnot-a-contract"),
+         ok=False),
     Case("audit of the board's export", "audit", p(files=["@export"]), ok=True),
     Case("audit of a missing file", "audit", p(files=["/nonexistent/tclk-offers.jsonl"]),
          ok=True),
@@ -188,9 +192,11 @@ READS = (
     Case("committee", "committee", p(), ok=True),
     Case("committee with a param it does not take", "committee", p(deal="@accepted"),
          ok=False),
-    Case("evidence", "evidence", lambda s: {"deal": s.accepted,
-                                            "out": str(s.world.files / "evidence.json")},
-         ok=True),
+    # Every face writes the bundle to the same place: a device, since a file that exists is
+    # never replaced (the second face would be refused).
+    Case("evidence", "evidence", lambda s: {"deal": s.accepted, "out": os.devnull}, ok=True),
+    Case("evidence over an existing file", "evidence",
+         lambda s: {"deal": s.accepted, "out": str(s.export)}, ok=False),
     Case("evidence of nothing", "evidence",
          lambda s: {"deal": NOWHERE, "out": str(s.world.files / "none.json")}, ok=False),
     Case("audit-deal", "audit-deal", p(deal="@accepted"), ok=True),

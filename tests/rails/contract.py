@@ -80,6 +80,7 @@ class RailContract:
             assert isinstance(rail.moves_value, bool)
             assert isinstance(rail.process_local, bool)
             assert isinstance(rail.requires_payment_key, bool)
+            assert isinstance(rail.settles_by_signature, bool)
             note = rail.window_note()
             assert note is None or (isinstance(note, str) and note)
             assert isinstance(rail.account_text(), str)
