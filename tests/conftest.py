@@ -7,9 +7,15 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from tclk_tui.rehearsal.runner import RunningVenue, start_venue
 from tclk_tui.rehearsal.server import VenueConfig
+
+# Property tests judge behaviour, never speed: a case that takes long on a loaded machine (an
+# argon2 vault open, a pilot) is not a failure, so hypothesis' per-case deadline is off.
+settings.register_profile("suite", deadline=None)
+settings.load_profile("suite")
 
 
 @pytest.fixture
