@@ -7,6 +7,7 @@ commit money or a secret go through gates, re-checked at confirmation time.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import hashlib
 import logging
@@ -158,6 +159,9 @@ class DealSession:
     _state: ContractState | None = None
     _steps: tuple = ()
     _badges: dict[tuple[str, int, str], bool] = field(default_factory=dict, repr=False)
+    # One gated action at a time: a confirmation re-checks its facts only after the one
+    # before it acted (two faces confirming at once must not lock on two rails).
+    _acting: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self._refold()
@@ -892,7 +896,13 @@ class DealSession:
     async def confirm(self, request: GateRequest, *, typed_code: str | None = None,
                       acknowledge_late: bool = False) -> DealView:
         """Perform a gated action after re-checking every fact now, on a request this engine
-        stated (a face's made-up one is refused)."""
+        stated (a face's made-up one is refused); one at a time per deal."""
+        async with self._acting:
+            return await self._confirm(request, typed_code=typed_code,
+                                       acknowledge_late=acknowledge_late)
+
+    async def _confirm(self, request: GateRequest, *, typed_code: str | None,
+                       acknowledge_late: bool) -> DealView:
         request = self.ctx.stated.stated(request)
         if request.deal_id != self.deal_id:
             raise GateRefused("this confirmation belongs to another deal")
