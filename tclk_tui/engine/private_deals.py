@@ -369,9 +369,10 @@ async def _handle(wallet: Wallet, letter: Letter) -> str | None:
         return f"a private message that could not be handled: {str(exc)[:200]}"
 
 
-def expected_senders(wallet: Wallet) -> set[str]:
-    """Whose letters this wallet waits for: the referees of its deals (a released secret, a
-    share), its counterparties, and the panels of the cases it referees (a dealt share)."""
+def expected_senders(wallet: Wallet) -> dict[str, int]:
+    """Whose letters this wallet waits for, each with its rank: 0 for the referees of its
+    deals (a released secret, a share) and its counterparties, 1 for the panels of the cases
+    naming it (a dealt share), which anyone can make themselves by posting an offer."""
     out: set[str] = set()
     for deal in wallet.book:
         if deal.state.terminal:
@@ -385,9 +386,10 @@ def expected_senders(wallet: Wallet) -> set[str]:
             panel = None
         if panel is not None:
             out.update(panel.members)
-    out.update(wallet.referee.panel_members())
-    out.discard(wallet.did)
-    return out
+    ranks = dict.fromkeys(wallet.referee.panel_members(), 1)
+    ranks.update(dict.fromkeys(out, 0))
+    ranks.pop(wallet.did, None)
+    return ranks
 
 
 async def run(wallet: Wallet) -> None:

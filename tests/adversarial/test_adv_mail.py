@@ -1,0 +1,54 @@
+"""Sealed mail under attack: a stranger who makes itself an expected sender, floods before a
+release, or replays a delivery never costs the wallet its read budget or a referee's letter."""
+
+from __future__ import annotations
+
+from tclk_tui.engine.commands import execute
+from tclk_tui.engine.mailbox import EXPECTED_READS_PER_POLL, STRANGER_READS_PER_POLL
+from tests.engine.helpers import Pair, arbitrated_deal, draft
+from tests.engine.test_engine_poison_mail import piece, seal_raw
+
+
+async def test_naming_the_wallet_on_a_panel_buys_a_stranger_no_reads(pair: Pair, monkeypatch):
+    """Anyone may post an offer naming any DID on its panel, and the panel's members are the
+    senders a juror waits for. Such a stranger's unfinished channels must not be read every
+    poll: a poll's reads stay bounded whatever it sent."""
+    bob = pair.bob
+    mallory = await pair.open("mallory")
+    await mallory.post_offer(draft(rails="memory", panel=f"{mallory.did},{bob.did}"))
+    await bob.sync()
+    assert mallory.did in bob.mail.expected()
+    for n in range(40):  # each a message whose second piece never comes
+        await seal_raw(mallory, bob, [piece("{", 1, 2, message=f"m{n:07d}")])
+    await bob.check_mail()  # opens every delivery
+    reads: list[str] = []
+    real_read = bob.client.read
+
+    async def counted(room, *args, **kwargs):
+        reads.append(room)
+        return await real_read(room, *args, **kwargs)
+
+    monkeypatch.setattr(bob.client, "read", counted)
+    await bob.check_mail()
+    assert len(reads) <= (bob.mail.generation + EXPECTED_READS_PER_POLL
+                          + STRANGER_READS_PER_POLL), len(reads)
+
+
+async def test_a_fake_panelists_flood_before_a_release_costs_a_one_shot_reveal_nothing(
+        pair: Pair):
+    """The flood lands before the arbiter's release, while no wallet of the payee's runs; its
+    first one-shot `reveal` (a fresh process: nothing read before) still claims."""
+    carol = await pair.open("carol")
+    mallory = await pair.open("mallory")
+    offer_id, _, _ = await arbitrated_deal(pair, [carol])
+    await mallory.post_offer(draft(rails="memory", panel=f"{mallory.did},{pair.bob.did}"))
+    for n in range(3 * EXPECTED_READS_PER_POLL):
+        await seal_raw(mallory, pair.bob, [piece("{", 1, 2, message=f"m{n:07d}")])
+    await carol.referee.refresh()
+    request = carol.referee.request_release(offer_id)
+    await carol.referee.confirm_release(request, request.confirm_code)
+    bob = await pair.reopen("bob")
+    await bob.sync()
+    code = bob.deal(offer_id).state.contract[2:6]
+    answer = await execute(bob, "reveal", {"deal": offer_id[:10], "confirm": code})
+    assert answer["status"] == "claimed", answer
