@@ -52,3 +52,24 @@ async def test_a_fake_panelists_flood_before_a_release_costs_a_one_shot_reveal_n
     code = bob.deal(offer_id).state.contract[2:6]
     answer = await execute(bob, "reveal", {"deal": offer_id[:10], "confirm": code})
     assert answer["status"] == "claimed", answer
+
+
+async def test_a_flood_after_the_release_does_not_push_the_letter_out_of_the_read(pair: Pair):
+    """A read after a cursor answers the newest 200 records: a stranger who writes more than
+    that into the payee's mailbox after the arbiter's delivery (while no wallet of the payee's
+    runs) must not make the cursor jump over the delivery."""
+    carol = await pair.open("carol")
+    mallory = await pair.open("mallory")
+    offer_id, _, _ = await arbitrated_deal(pair, [carol])
+    await pair.bob.check_mail()  # the mailbox cursor is past everything before the release
+    await carol.referee.refresh()
+    request = carol.referee.request_release(offer_id)
+    await carol.referee.confirm_release(request, request.confirm_code)
+    mailbox = pair.bob.mail.mailbox
+    for n in range(210):  # signed pokes: a mailbox takes signed writes only
+        await mallory.client.post(mailbox, f"poke {n}")
+    bob = await pair.reopen("bob")
+    await bob.sync()
+    code = bob.deal(offer_id).state.contract[2:6]
+    answer = await execute(bob, "reveal", {"deal": offer_id[:10], "confirm": code})
+    assert answer["status"] == "claimed", answer
