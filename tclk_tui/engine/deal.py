@@ -267,6 +267,27 @@ class DealSession:
             self.refused_letters.append((record.sender, why))
         return why
 
+    def unconfirmed_accept(self) -> str | None:
+        """Why our accept may not be the one the offerer bound, or None. A private accept
+        binds only when the offerer opens it, and loses to a public accept the offerer read
+        first (which we may never see); an offerer that withdrew its offer from the board
+        bound a private accept, perhaps before ours. Either way only the offerer's own signed
+        frame in this contract's room says it is our deal (it posts one when it binds)."""
+        offerer = self.offer["from"]
+        if offerer == self.ctx.did or self.accept_record is None:
+            return None
+        withdrawn = any(r.sender == offerer and self._verified(r)
+                        and (try_decode_frame(r.line) or {}).get("type") == "cancel"
+                        for r in self.board_records)
+        if not (self.accept_private or withdrawn):
+            return None
+        if any(step.ok and record.sender == offerer and record.room == self.room
+               for record, step in zip(self._records(), self._steps, strict=False)):
+            return None
+        how = "sealed privately" if self.accept_private else "withdrawn from the board"
+        return (f"the offer was {how}: the offerer has not confirmed in the deal room that "
+                "it bound this accept (another one may have bound it)")
+
     def accepted_by(self) -> str:
         """Which accept the deal is bound to, in words (empty while none is)."""
         bound = self.accept_record
@@ -744,6 +765,8 @@ class DealSession:
         legal = self.can("lock", rail=chosen)
         if not legal.ok and not blockers:
             blockers.append(legal.reason or "the protocol refuses a lock now")
+        if legal.ok and (unbound := self.unconfirmed_accept()):
+            blockers.append(unbound)
         if self.offer["refundAfterMs"] - LOCK_MARGIN_MS <= now < self.offer["refundAfterMs"]:
             blockers.append(f"less than {LOCK_MARGIN_MS // 1000} s before refundAfterMs: the "
                             "venue could stamp the lock after it, and the transcript would "

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from tclk_tui.engine.errors import EngineError, JournalUnwritable
 from tclk_tui.engine.events import Notice, NoticeLevel
+from tclk_tui.engine.gates import GateRefused
 from tclk_tui.engine.mailbox import Letter
 from tclk_tui.protocol.arbitration import combine_secret, combine_witness
 from tclk_tui.protocol.builders import make_cancel
@@ -84,6 +85,10 @@ async def send_pending(wallet: Wallet) -> None:
     """After a restart: a private accept journaled but not known to have reached the offerer
     is sealed again, the very same signed letter (the offerer binds it once)."""
     for deal in wallet.book:
+        if (deal.accept_private and deal.offer["from"] == wallet.did
+                and deal.state.status == "accepted"):
+            await _confirm_bound(wallet, deal)  # a crash may have come between
+            continue
         letter = deal.letter
         if (letter is None or deal.accept_record is not None
                 or deal.state.status != "proposed" or deal.offer["from"] == wallet.did):
@@ -148,6 +153,23 @@ def restore_legacy(wallet: Wallet) -> None:
         _adopt_private_accept(wallet, record)
 
 
+BOUND_NOTE = "bound: the accept this contract was made from"
+
+
+async def _confirm_bound(wallet: Wallet, deal: DealSession) -> None:
+    """Say in the deal room, signed, that this wallet bound the deal's private accept: the
+    acceptor cannot see a public accept that may have bound the offer first, and locks
+    nothing until it reads this (see DealSession.unconfirmed_accept)."""
+    if any(r.sender == wallet.did for r in deal.room_records):
+        return
+    try:
+        await deal.heartbeat(BOUND_NOTE)
+    except (GateRefused, EngineError, VenueError) as exc:
+        _note(wallet, "warning", f"offer {deal.deal_id[:10]}…: could not confirm the private "
+              f"accept in the deal room: {exc}; it is sent again when the wallet next opens",
+              deal.deal_id)
+
+
 async def _withdraw(wallet: Wallet, deal: DealSession) -> None:
     """Our offer is bound to a private accept nobody else can see: withdraw it from the board
     with a signed cancel, so no later public acceptor's wallet takes itself for the party.
@@ -184,6 +206,7 @@ async def _letter_accept(wallet: Wallet, letter: Letter) -> str | None:
         _note(wallet, "info", f"offer {deal.deal_id[:10]}…: accepted privately by "
               f"{letter.sender[:16]}…; the offer is withdrawn from the board", deal.deal_id)
         await _withdraw(wallet, deal)
+        await _confirm_bound(wallet, deal)
     return None
 
 
