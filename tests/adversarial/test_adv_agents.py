@@ -23,3 +23,14 @@ async def test_an_agents_tool_name_reaches_agents_log_inert(desks, capsys):  # n
     out = capsys.readouterr().out
     assert "\x1b" not in out and "\x07" not in out and "\u202e" not in out, repr(out)
     assert "\\x1b]52" in out
+
+
+@pytest.mark.parametrize("wait", [10**400, -(10**400), True, "9" * 5000, 1e308])
+async def test_a_wait_no_clock_can_hold_is_a_refusal_or_ignored_and_journaled(
+        desks, wait):  # noqa: F811
+    desks.manifest("alice", "bot", manifest_text())
+    try:
+        await desks.alice.call("bot", "board", {"wait_s": wait})
+    except ToolError as exc:
+        assert exc.kind, exc
+    assert [c.tool for c in desks.alice.ledger.calls("bot")] == ["board"]
