@@ -8,16 +8,18 @@ commit money or a secret go through gates, re-checked at confirmation time.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import hashlib
 import logging
 import secrets as _secrets
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from tclk_tui.engine.crash import crashpoint
 from tclk_tui.engine.deadlines import deal_deadlines, moment_text
+from tclk_tui.engine.errors import JournalUnwritable
 from tclk_tui.engine.events import DealAdvanced, Notice
 from tclk_tui.engine.gates import (
     GateAction,
@@ -988,8 +990,9 @@ class DealSession:
             presig = pre_sign(sk, "0x" + claim_message(terms.contract).hex(), terms.statement)
             if presig is None:
                 raise GateRefused("could not pre-sign the claim message")
-        await self._post(self.room, self._prospect("lock", rail=rail_id, ref=ref,
-                                                   presig=presig))
+        with _rail_moved(f"the amount is locked on {rail_id} (ref {ref})", "lock"):
+            await self._post(self.room, self._prospect("lock", rail=rail_id, ref=ref,
+                                                       presig=presig))
 
     def _lock_on_rail(self) -> tuple[SettlementRail, str]:
         """The rail and ref the contract's lock names (a locked contract has both)."""
@@ -1012,7 +1015,9 @@ class DealSession:
             # word decides, never the wording of its error.
             if not await self._claimed_by_us(rail, ref):
                 raise GateRefused(f"the rail refused the claim: {exc}") from None
-        await self._post(self.room, self._prospect("reveal", secret=secret))
+        with _rail_moved(f"the claim went through on {self.state.rail}: the funds are "
+                         "yours, and the secret is out on the rail", "reveal"):
+            await self._post(self.room, self._prospect("reveal", secret=secret))
 
     async def _do_refund(self, request: GateRequest) -> None:
         rail_id, ref = self._refund_target()
@@ -1027,7 +1032,8 @@ class DealSession:
         await self.check_rail()
         built = self._prospect("refund", ref=ref)
         if judge(self.state, built, self.ctx.now_ms()).ok:
-            await self._post(self.room, built)
+            with _rail_moved(f"the refund went through on {rail_id}", "refund"):
+                await self._post(self.room, built)
         else:  # the transcript cannot take a refund frame (it says cancelled or accepted)
             self.ctx.events.publish(Notice(
                 "info", f"refunded on {rail_id} (ref {ref}); the transcript says "
@@ -1060,6 +1066,19 @@ class DealSession:
         self.ctx.events.publish(Notice("info", f"receipt posted: {state.status}",
                                        deal_id=self.deal_id))
         return self.view()
+
+
+@contextlib.contextmanager
+def _rail_moved(done: str, action: str) -> Iterator[None]:
+    """The rail acted and the frame saying so could not be journaled (a full disk): the
+    error says what the rail did, not only that nothing was posted."""
+    try:
+        yield
+    except JournalUnwritable as exc:
+        raise JournalUnwritable(
+            f"{done}, but {exc.why}: the {action} frame that tells the deal room was not "
+            f"posted; confirm the {action} again once there is room (the rail is not asked "
+            "twice)", happened=exc.happened, why=exc.why) from None
 
 
 def _account_text(rail: SettlementRail | None) -> str:
