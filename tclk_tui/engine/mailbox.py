@@ -66,8 +66,8 @@ SETTING_FINISHED = "e2e-finished"
 PIECE_BYTES = 1900  # leaves room for the piece header inside one sealed line
 MAX_PIECES = 8  # a letter is a few hundred bytes; nothing this wallet sends needs more
 MAX_UNREAD_PER_SENDER = 4  # channels opened and not yet handed over, per sealer
-MAX_UNREAD_EXPECTED = 64  # the same for a sender this wallet waits for (a referee)
-MAX_STRANGER_CHANNELS = 64  # unread channels of unexpected senders, in all
+MAX_UNREAD_EXPECTED = 64  # the same for a party or referee of this wallet's deals
+MAX_STRANGER_CHANNELS = 64  # unread channels of any other sender, in all
 STRANGER_READS_PER_POLL = 4  # of those, read in turn, a few per poll
 EXPECTED_READS_PER_POLL = 8  # expected senders' channels read per poll, new ones first
 UNREAD_TTL_MS = 3_600_000  # a letter completes within seconds: an hour is junk
@@ -330,13 +330,16 @@ class PrivateMail:
             return None
         sender = str(record.sender)
         mine = [r for r, m in channels.items() if m["peer"] == sender]
-        limit = MAX_UNREAD_EXPECTED if sender in expected else MAX_UNREAD_PER_SENDER
+        # Only a party or referee of our deals (rank 0) holds more than a stranger: anyone
+        # can post an offer naming this wallet and fifteen fresh DIDs on its panel.
+        party = expected.get(sender) == 0
+        limit = MAX_UNREAD_EXPECTED if party else MAX_UNREAD_PER_SENDER
         if len(mine) >= limit:
             return f"{sender[:16]}… already has {limit} unread channels (too many unread)"
-        if sender not in expected:
-            others = [r for r, m in self._ordered(channels) if m["peer"] not in expected]
+        if not party:
+            others = [r for r, m in self._ordered(channels) if expected.get(m["peer"]) != 0]
             for old in others[:max(0, len(others) - MAX_STRANGER_CHANNELS + 1)]:
-                channels.pop(old)  # the oldest strangers' channels make room
+                channels.pop(old)  # the oldest of those channels make room
         channels[room] = {"peer": sender, "sealed": record.text, "gen": generation,
                           "at": [generation, record.seq], "seen_ms": self._now_ms()}
         self._journal.set_object_setting(SETTING_CHANNELS, channels)

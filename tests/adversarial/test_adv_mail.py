@@ -3,8 +3,17 @@ release, or replays a delivery never costs the wallet its read budget or a refer
 
 from __future__ import annotations
 
+import json
+
+from tclk_tui.engine import private_deals
 from tclk_tui.engine.commands import execute
-from tclk_tui.engine.mailbox import EXPECTED_READS_PER_POLL, STRANGER_READS_PER_POLL
+from tclk_tui.engine.mailbox import (
+    EXPECTED_READS_PER_POLL,
+    MAX_STRANGER_CHANNELS,
+    MAX_UNREAD_PER_SENDER,
+    STRANGER_READS_PER_POLL,
+)
+from tclk_tui.technocore.e2e import encrypt_line, new_channel, seal_channel
 from tests.engine.helpers import Pair, arbitrated_deal, draft
 from tests.engine.test_engine_poison_mail import piece, seal_raw
 
@@ -73,3 +82,44 @@ async def test_a_flood_after_the_release_does_not_push_the_letter_out_of_the_rea
     code = bob.deal(offer_id).state.contract[2:6]
     answer = await execute(bob, "reveal", {"deal": offer_id[:10], "confirm": code})
     assert answer["status"] == "claimed", answer
+
+
+async def test_a_letter_written_before_its_channel_was_sealed_still_arrives(pair: Pair,
+                                                                           monkeypatch):
+    """The pattern does not order the mailbox line and the room's lines: a sealer may write
+    the message first and deliver the key after, in another poll."""
+    alice, bob = pair.alice, pair.bob
+    record = await alice.mail.peer_record(bob.did)
+    channel = new_channel()
+    text = json.dumps({"kind": "hello", "n": 7})
+    await alice.client.post(channel.room, encrypt_line(channel.key, piece(text)))
+    arrived = []
+
+    async def hello(wallet, letter):
+        arrived.append(letter.body["n"])
+        return None
+
+    monkeypatch.setitem(private_deals.HANDLERS, "hello", hello)
+    await bob.check_mail()
+    await alice.client.post(record.mailbox, seal_channel(record.x25519, channel))
+    await bob.check_mail()
+    assert arrived == [7]
+
+
+async def test_a_panel_naming_the_wallet_holds_no_more_unread_than_a_stranger(pair: Pair):
+    """Posting offers is free, and each may name fifteen fresh DIDs beside the wallet's: the
+    channels of senders only such a panel names are bounded as a stranger's are, per sender
+    and in all, so the journal does not grow with what they sent."""
+    bob = pair.bob
+    fakes = [await pair.open(f"fake{i}") for i in range(2)]
+    await fakes[0].post_offer(draft(rails="memory", panel=",".join(
+        [f.did for f in fakes] + [bob.did])))
+    await bob.sync()
+    for fake in fakes:
+        for n in range(MAX_UNREAD_PER_SENDER + 6):
+            await seal_raw(fake, bob, [piece("{", 1, 2, message=f"m{n:07d}")])
+    await bob.check_mail()
+    unread = bob.mail.unread()
+    for fake in fakes:
+        assert sum(peer == fake.did for _, peer in unread) <= MAX_UNREAD_PER_SENDER, unread
+    assert len(unread) <= MAX_STRANGER_CHANNELS
