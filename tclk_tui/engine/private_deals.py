@@ -19,7 +19,7 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
-from tclk_tui.engine.errors import EngineError, JournalUnwritable
+from tclk_tui.engine.errors import EngineError, JournalUnwritable, journaling
 from tclk_tui.engine.events import Notice, NoticeLevel
 from tclk_tui.engine.gates import GateRefused
 from tclk_tui.engine.mailbox import Letter
@@ -32,14 +32,18 @@ from tclk_tui.protocol.locks import point_lock_from_witness, verify_secret
 from tclk_tui.protocol.naming import OFFER_ROOM
 from tclk_tui.protocol.panel import Panel, panel_of
 from tclk_tui.protocol.transcript import TranscriptRecord, verify_transcript_record
+from tclk_tui.technocore.e2e import E2EError, decrypt_line, encrypt_line
 from tclk_tui.technocore.errors import VenueError
+from tclk_tui.vault.seed import derive_bytes
 
 if TYPE_CHECKING:
     from tclk_tui.engine.deal import DealSession
     from tclk_tui.engine.wallet import Wallet
 
 SETTING_PRIVATE_ACCEPT = "private-accept:"
-SETTING_HELD_SHARE = "held-share:"
+SETTING_HELD_SHARE = "held-share:"  # in the vault: the dealer's own share (its mint)
+SETTING_SEALED_SHARE = "held-share-sealed:"  # in the journal: a share dealt to us, sealed
+SHARE_KEY_DOMAIN = "tclk-tui/v1/held-share"
 POLL_S = 1.0
 ADVERTISE_EVERY_S = 600.0
 
@@ -347,8 +351,33 @@ async def _letter_deal_share(wallet: Wallet, letter: Letter) -> str | None:
         return "a dealt share for a panel this wallet is not on"
     if not isinstance(share, str) or HEX32_RE.fullmatch(share) is None:
         return "a dealt share that is not 32 bytes of hex"
-    wallet.vault.backend.put(SETTING_HELD_SHARE + offer_id, bytes.fromhex(share[2:]))
+    with journaling("the dealt share", happened=False):
+        keep_dealt_share(wallet, offer_id, share)
     return None
+
+
+def _share_key(wallet: Wallet, offer_id: str) -> bytes:
+    return derive_bytes(wallet.vault.master_seed(), SHARE_KEY_DOMAIN, offer_id)
+
+
+def keep_dealt_share(wallet: Wallet, offer_id: str, share: str) -> None:
+    """A share a dealer sealed to us, kept in the journal sealed under a key derived from the
+    master seed: the dealer may be anyone who posted an offer naming this wallet, and nothing
+    a stranger sends writes the vault."""
+    wallet.journal.set_setting(SETTING_SEALED_SHARE + offer_id,
+                               encrypt_line(_share_key(wallet, offer_id), share))
+
+
+def dealt_share(wallet: Wallet, offer_id: str) -> str | None:
+    """The share a dealer sealed to us for `offer_id` (see keep_dealt_share), or None."""
+    sealed = wallet.journal.get_setting(SETTING_SEALED_SHARE + offer_id)
+    if sealed is None:
+        return None
+    try:
+        share = decrypt_line(_share_key(wallet, offer_id), sealed)
+    except E2EError:
+        return None
+    return share if HEX32_RE.fullmatch(share) else None
 
 
 # Each handler returns the reason it refused a letter, or None once it acted on it.

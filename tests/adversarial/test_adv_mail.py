@@ -123,3 +123,23 @@ async def test_a_panel_naming_the_wallet_holds_no_more_unread_than_a_stranger(pa
     for fake in fakes:
         assert sum(peer == fake.did for _, peer in unread) <= MAX_UNREAD_PER_SENDER, unread
     assert len(unread) <= MAX_STRANGER_CHANNELS
+
+
+async def test_a_strangers_dealt_share_never_writes_the_vault(pair: Pair):
+    """Anyone may post a hash-lock offer naming itself dealer and this wallet juror, then deal
+    it a share: one such letter per free offer. The share is kept, sealed under a key of this
+    wallet's seed, in the journal, never the vault; the juror can still release it."""
+    bob = pair.bob
+    mallory = await pair.open("mallory")
+    offer = await mallory.post_offer(draft(rails="memory", panel=f"{mallory.did},{bob.did}"))
+    await mallory.referee.refresh()
+    await mallory.referee.mint(offer.deal_id)
+    await bob.sync()
+    before = set(bob.vault.backend.names())
+    await bob.check_mail()
+    assert set(bob.vault.backend.names()) == before
+    await bob.referee.refresh()
+    assert bob.referee.case(offer.deal_id).held
+    bob = await pair.reopen("bob")
+    await bob.referee.refresh()
+    assert bob.referee.case(offer.deal_id).held
