@@ -71,6 +71,7 @@ MAX_STRANGER_CHANNELS = 64  # unread channels of any other sender, in all
 STRANGER_READS_PER_POLL = 4  # of those, read in turn, a few per poll
 EXPECTED_READS_PER_POLL = 8  # expected senders' channels read per poll, new ones first
 UNREAD_TTL_MS = 3_600_000  # a letter completes within seconds: an hour is junk
+MAIL_RECORD = "the sealed mail's own record (read marks, channels)"
 MAX_FINISHED = 512  # handed-over channel rooms remembered, so a replayed delivery is not reread
 
 
@@ -209,7 +210,8 @@ class PrivateMail:
 
     def _move(self, room: str, seq: int) -> None:
         if seq > self._cursor(room):
-            self._journal.set_setting(SETTING_CURSOR + room, str(seq))
+            with journaling(MAIL_RECORD, happened=False):
+                self._journal.set_setting(SETTING_CURSOR + room, str(seq))
 
     async def _read_new(self, room: str) -> list[VenueRecord]:
         since = self._cursor(room)
@@ -271,11 +273,13 @@ class PrivateMail:
     def _forget(self, room: str) -> None:
         channels = self._channels()
         if channels.pop(room, None) is not None:
-            self._journal.set_object_setting(SETTING_CHANNELS, channels)
+            with journaling(MAIL_RECORD, happened=False):
+                self._journal.set_object_setting(SETTING_CHANNELS, channels)
         finished = self._finished()
         if room not in finished:
             finished = [*finished, room][-MAX_FINISHED:]
-            self._journal.set_setting(SETTING_FINISHED, json.dumps(finished))
+            with journaling(MAIL_RECORD, happened=False):
+                self._journal.set_setting(SETTING_FINISHED, json.dumps(finished))
 
     def _finished(self) -> list[str]:
         try:
@@ -342,7 +346,8 @@ class PrivateMail:
                 channels.pop(old)  # the oldest of those channels make room
         channels[room] = {"peer": sender, "sealed": record.text, "gen": generation,
                           "at": [generation, record.seq], "seen_ms": self._now_ms()}
-        self._journal.set_object_setting(SETTING_CHANNELS, channels)
+        with journaling(MAIL_RECORD, happened=False):
+            self._journal.set_object_setting(SETTING_CHANNELS, channels)
         return None
 
     async def _read_channel(self, room: str, meta: dict) -> Letter | None:
@@ -407,7 +412,8 @@ class PrivateMail:
         channels = self._channels()
         if room in channels and not channels[room].get("tried"):
             channels[room]["tried"] = 1
-            self._journal.set_object_setting(SETTING_CHANNELS, channels)
+            with journaling(MAIL_RECORD, happened=False):
+                self._journal.set_object_setting(SETTING_CHANNELS, channels)
 
     def _letter(self, room: str, peer: str, record: VenueRecord, text: str) -> Letter | None:
         """The message as a Letter, or None (with a notice, the channel finished) when it is

@@ -4,6 +4,8 @@ sealed, a payer-acceptor who would lock for a deal the offerer does not have).""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from tclk_tui.engine import private_deals
@@ -96,3 +98,23 @@ async def test_the_offerers_confirmation_lost_to_a_crash_is_sent_on_restart(pair
     await pair.reopen("alice")
     await bob.sync()
     await lock_as_payer(pair, bob.deal(offer_id), "memory")
+
+
+@pytest.mark.parametrize("private", [False, True])
+async def test_two_accepts_of_one_offer_at_once_accept_it_once(pair: Pair, private: bool):
+    """A double click, or the app and a CLI call at once: one accept, one secret."""
+    alice, bob = pair.alice, pair.bob
+    offer_id = (await alice.post_offer(draft(rails="memory"))).deal_id
+    await bob.sync()
+    outcomes = await asyncio.gather(bob.accept_offer(offer_id, private=private),
+                                    bob.accept_offer(offer_id, private=private),
+                                    return_exceptions=True)
+    assert sum(not isinstance(o, BaseException) for o in outcomes) == 1, outcomes
+    await alice.check_mail()
+    await pair.sync()
+    deal_a = alice.deal(offer_id)
+    assert deal_a.state.payee_did == bob.did
+    await lock_as_payer(pair, deal_a, "memory")
+    deal_b = bob.deal(offer_id)
+    request = deal_b.request_reveal()
+    assert request.allowed, request.blockers

@@ -7,8 +7,9 @@ import sqlite3
 
 import pytest
 
+from tclk_tui.engine.commands import CommandError, execute
 from tclk_tui.engine.errors import JournalUnwritable
-from tests.engine.helpers import Pair, lock_as_payer, payer_offer_accepted
+from tests.engine.helpers import Pair, arbitrated_deal, lock_as_payer, payer_offer_accepted
 
 
 async def test_a_full_disk_after_the_claim_says_the_claim_went_through(pair: Pair,
@@ -52,3 +53,27 @@ async def test_a_full_disk_after_the_rail_lock_says_the_amount_is_locked(pair: P
     monkeypatch.undo()
     await lock_as_payer(pair, deal_a, "memory")  # announced now, and locked once
     assert pair.memory.status(deal_a.state.contract) == "locked"
+
+
+async def test_a_full_disk_while_the_mail_is_read_is_a_typed_refusal(pair: Pair, monkeypatch):
+    """A reveal reads the sealed mail first; a journal that refuses the mail's own records
+    (the mailbox cursor, a channel) is the journal's refusal, said as such, not a fault."""
+    carol = await pair.open("carol")
+    offer_id, _, _ = await arbitrated_deal(pair, [carol])
+    await carol.referee.refresh()
+    request = carol.referee.request_release(offer_id)
+    await carol.referee.confirm_release(request, request.confirm_code)
+
+    def full(*args, **kwargs):
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(pair.bob.journal, "set_setting", full)
+    monkeypatch.setattr(pair.bob.journal, "set_object_setting", full)
+    code = pair.bob.deal(offer_id).state.contract[2:6]
+    with pytest.raises(CommandError) as caught:
+        await execute(pair.bob, "reveal", {"deal": offer_id[:10], "confirm": code})
+    assert caught.value.kind != "internal", caught.value
+    assert "disk is full" in caught.value.message, caught.value.message
+    monkeypatch.undo()
+    answer = await execute(pair.bob, "reveal", {"deal": offer_id[:10], "confirm": code})
+    assert answer["status"] == "claimed"
