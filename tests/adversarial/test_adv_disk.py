@@ -77,3 +77,20 @@ async def test_a_full_disk_while_the_mail_is_read_is_a_typed_refusal(pair: Pair,
     monkeypatch.undo()
     answer = await execute(pair.bob, "reveal", {"deal": offer_id[:10], "confirm": code})
     assert answer["status"] == "claimed"
+
+
+async def test_a_full_disk_under_any_command_is_the_journals_refusal(pair: Pair, monkeypatch):
+    """Whatever write a command meets the full disk at, the answer is a refusal naming the
+    journal, never an unexpected fault (here: an arbiter's withhold, kept in a setting)."""
+    carol = await pair.open("carol")
+    offer_id, _, _ = await arbitrated_deal(pair, [carol])
+
+    def full(*args, **kwargs):
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(carol.journal, "set_setting", full)
+    monkeypatch.setattr(carol.journal, "set_object_setting", full)
+    with pytest.raises(CommandError) as caught:
+        await execute(carol, "withhold", {"offer": offer_id[:10]})
+    assert caught.value.kind == "refused", caught.value
+    assert "disk is full" in caught.value.message
