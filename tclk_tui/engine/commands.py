@@ -763,6 +763,7 @@ async def _seed_restore(owner: SeedOwner, p: dict[str, Any]) -> dict[str, Any] |
 
 async def _secret_reveal(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any] | Unconfirmed:
     deal = _deal(wallet, p["deal"])
+    await deal.fetch_secret()  # a referee's release may be waiting in the sealed mail
     request = wallet.request_secret_reveal(deal.deal_id)
     if not (p["confirm"] or "").strip():
         return Unconfirmed(request)

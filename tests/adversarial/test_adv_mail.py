@@ -143,3 +143,17 @@ async def test_a_strangers_dealt_share_never_writes_the_vault(pair: Pair):
     bob = await pair.reopen("bob")
     await bob.referee.refresh()
     assert bob.referee.case(offer.deal_id).held
+
+
+async def test_every_command_that_shows_a_released_secret_reads_the_mail_first(pair: Pair):
+    """`secret-reveal` (the vault pane's reveal) needs the deal's secret as `reveal` does: a
+    one-shot call right after the arbiter's release shows it."""
+    carol = await pair.open("carol")
+    offer_id, _, _ = await arbitrated_deal(pair, [carol])
+    await carol.referee.refresh()
+    request = carol.referee.request_release(offer_id)
+    await carol.referee.confirm_release(request, request.confirm_code)
+    bob = await pair.reopen("bob")
+    code = bob.deal(offer_id).state.contract[2:6]
+    answer = await execute(bob, "secret-reveal", {"deal": offer_id[:10], "confirm": code})
+    assert answer["secret"].startswith("0x"), answer
