@@ -229,7 +229,7 @@ class RefereeDesk:
                 except VenueError as exc:
                     self._w.events.publish(Notice("warning", f"case room {room}: {exc}"))
                     continue
-                self._rooms[room] = [r.transcript for r in export.verified]
+                self._rooms[room] = self._w.evidence.with_votes(room, export.records)
                 state, _, _ = self._state(offer_id)
             if state.rail and state.rail_ref and (state.status == "locked"
                                                   or offer_id not in self._locks

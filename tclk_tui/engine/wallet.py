@@ -347,7 +347,7 @@ class Wallet:
         except TclkError as exc:
             raise arb.ArbitrationError(str(exc)) from None
         export = await self.client.export(room)
-        return [r.transcript for r in export.verified]
+        return self.evidence.with_votes(room, export.records)  # the ring forgets; votes stay
 
     async def _post_vote_line(self, contract: str, line: str) -> None:
         await self.outbox.publish(deal_room(contract), line)
