@@ -221,7 +221,7 @@ class RefereeDesk:
         except (VenueError, EngineError) as exc:
             self._w.events.publish(Notice("warning", f"cases: {exc}"))
         for offer_id in self._case_ids():
-            state, _, _ = self._state(offer_id)
+            state, _, panel = self._state(offer_id)
             if state.contract and not state.terminal:
                 room = deal_room(state.contract)
                 try:
@@ -229,7 +229,8 @@ class RefereeDesk:
                 except VenueError as exc:
                     self._w.events.publish(Notice("warning", f"case room {room}: {exc}"))
                     continue
-                self._rooms[room] = self._w.evidence.with_votes(room, export.records)
+                self._rooms[room] = self._w.evidence.with_votes(room, export.records,
+                                                                panel.members)
                 state, _, _ = self._state(offer_id)
             if state.rail and state.rail_ref and (state.status == "locked"
                                                   or offer_id not in self._locks
