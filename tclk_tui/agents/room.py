@@ -88,6 +88,7 @@ class RoomServer:
         self.gaps = 0
         self.replays = 0
         self.strangers = 0
+        self.room_refusals = 0
 
     def __repr__(self) -> str:
         return f"RoomServer({self.mailbox!r})"
@@ -176,7 +177,13 @@ class RoomServer:
         params = frame.get("params")
         good = _good_id(req_id)
         key = (sender, json.dumps(req_id) if good else "")
-        taken = self.desk.ledger.take_request(sender, _nonce(nonce), key[1] if good else None)
+        taken = self.desk.ledger.take_request(sender, _nonce(nonce), key[1] if good else None,
+                                              reply_to)
+        if taken == "rooms":  # answering would spend the wallet's new rooms: not run either
+            self.room_refusals += 1
+            log.warning("mailbox %s: %s named one new reply room more than it may a day; the "
+                        "request was not run", self.mailbox, sender[:24])
+            return None
         if taken == "replay":
             return await self._replayed(sender, nonce, req_id if good else None, reply_to)
         if not good:

@@ -7,16 +7,19 @@ commit money or a secret go through gates, re-checked at confirmation time.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import dataclasses
 import hashlib
 import logging
 import secrets as _secrets
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from tclk_tui.engine.crash import crashpoint
 from tclk_tui.engine.deadlines import deal_deadlines, moment_text
+from tclk_tui.engine.errors import JournalUnwritable
 from tclk_tui.engine.events import DealAdvanced, Notice
 from tclk_tui.engine.gates import (
     GateAction,
@@ -158,6 +161,9 @@ class DealSession:
     _state: ContractState | None = None
     _steps: tuple = ()
     _badges: dict[tuple[str, int, str], bool] = field(default_factory=dict, repr=False)
+    # One gated action at a time: a confirmation re-checks its facts only after the one
+    # before it acted (two faces confirming at once must not lock on two rails).
+    _acting: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self._refold()
@@ -262,6 +268,27 @@ class DealSession:
         if len(self.refused_letters) < MAX_REFUSED_SHOWN:
             self.refused_letters.append((record.sender, why))
         return why
+
+    def unconfirmed_accept(self) -> str | None:
+        """Why our accept may not be the one the offerer bound, or None. A private accept
+        binds only when the offerer opens it, and loses to a public accept the offerer read
+        first (which we may never see); an offerer that withdrew its offer from the board
+        bound a private accept, perhaps before ours. Either way only the offerer's own signed
+        frame in this contract's room says it is our deal (it posts one when it binds)."""
+        offerer = self.offer["from"]
+        if offerer == self.ctx.did or self.accept_record is None:
+            return None
+        withdrawn = any(r.sender == offerer and self._verified(r)
+                        and (try_decode_frame(r.line) or {}).get("type") == "cancel"
+                        for r in self.board_records)
+        if not (self.accept_private or withdrawn):
+            return None
+        if any(step.ok and record.sender == offerer and record.room == self.room
+               for record, step in zip(self._records(), self._steps, strict=False)):
+            return None
+        how = "sealed privately" if self.accept_private else "withdrawn from the board"
+        return (f"the offer was {how}: the offerer has not confirmed in the deal room that "
+                "it bound this accept (another one may have bound it)")
 
     def accepted_by(self) -> str:
         """Which accept the deal is bound to, in words (empty while none is)."""
@@ -740,6 +767,8 @@ class DealSession:
         legal = self.can("lock", rail=chosen)
         if not legal.ok and not blockers:
             blockers.append(legal.reason or "the protocol refuses a lock now")
+        if legal.ok and (unbound := self.unconfirmed_accept()):
+            blockers.append(unbound)
         if self.offer["refundAfterMs"] - LOCK_MARGIN_MS <= now < self.offer["refundAfterMs"]:
             blockers.append(f"less than {LOCK_MARGIN_MS // 1000} s before refundAfterMs: the "
                             "venue could stamp the lock after it, and the transcript would "
@@ -892,7 +921,13 @@ class DealSession:
     async def confirm(self, request: GateRequest, *, typed_code: str | None = None,
                       acknowledge_late: bool = False) -> DealView:
         """Perform a gated action after re-checking every fact now, on a request this engine
-        stated (a face's made-up one is refused)."""
+        stated (a face's made-up one is refused); one at a time per deal."""
+        async with self._acting:
+            return await self._confirm(request, typed_code=typed_code,
+                                       acknowledge_late=acknowledge_late)
+
+    async def _confirm(self, request: GateRequest, *, typed_code: str | None,
+                       acknowledge_late: bool) -> DealView:
         request = self.ctx.stated.stated(request)
         if request.deal_id != self.deal_id:
             raise GateRefused("this confirmation belongs to another deal")
@@ -955,8 +990,9 @@ class DealSession:
             presig = pre_sign(sk, "0x" + claim_message(terms.contract).hex(), terms.statement)
             if presig is None:
                 raise GateRefused("could not pre-sign the claim message")
-        await self._post(self.room, self._prospect("lock", rail=rail_id, ref=ref,
-                                                   presig=presig))
+        with _rail_moved(f"the amount is locked on {rail_id} (ref {ref})", "lock"):
+            await self._post(self.room, self._prospect("lock", rail=rail_id, ref=ref,
+                                                       presig=presig))
 
     def _lock_on_rail(self) -> tuple[SettlementRail, str]:
         """The rail and ref the contract's lock names (a locked contract has both)."""
@@ -979,7 +1015,9 @@ class DealSession:
             # word decides, never the wording of its error.
             if not await self._claimed_by_us(rail, ref):
                 raise GateRefused(f"the rail refused the claim: {exc}") from None
-        await self._post(self.room, self._prospect("reveal", secret=secret))
+        with _rail_moved(f"the claim went through on {self.state.rail}: the funds are "
+                         "yours, and the secret is out on the rail", "reveal"):
+            await self._post(self.room, self._prospect("reveal", secret=secret))
 
     async def _do_refund(self, request: GateRequest) -> None:
         rail_id, ref = self._refund_target()
@@ -994,7 +1032,8 @@ class DealSession:
         await self.check_rail()
         built = self._prospect("refund", ref=ref)
         if judge(self.state, built, self.ctx.now_ms()).ok:
-            await self._post(self.room, built)
+            with _rail_moved(f"the refund went through on {rail_id}", "refund"):
+                await self._post(self.room, built)
         else:  # the transcript cannot take a refund frame (it says cancelled or accepted)
             self.ctx.events.publish(Notice(
                 "info", f"refunded on {rail_id} (ref {ref}); the transcript says "
@@ -1027,6 +1066,19 @@ class DealSession:
         self.ctx.events.publish(Notice("info", f"receipt posted: {state.status}",
                                        deal_id=self.deal_id))
         return self.view()
+
+
+@contextlib.contextmanager
+def _rail_moved(done: str, action: str) -> Iterator[None]:
+    """The rail acted and the frame saying so could not be journaled (a full disk): the
+    error says what the rail did, not only that nothing was posted."""
+    try:
+        yield
+    except JournalUnwritable as exc:
+        raise JournalUnwritable(
+            f"{done}, but {exc.why}: the {action} frame that tells the deal room was not "
+            f"posted; confirm the {action} again once there is room (the rail is not asked "
+            "twice)", happened=exc.happened, why=exc.why) from None
 
 
 def _account_text(rail: SettlementRail | None) -> str:

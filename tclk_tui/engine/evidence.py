@@ -16,13 +16,14 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import hmac
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Sequence
 
 from tclk_tui.engine.deal import DealSession
 from tclk_tui.engine.decoded import DecodedLines
 from tclk_tui.engine.keeper import VaultKeeper
 from tclk_tui.protocol.codec import try_decode_frame
 from tclk_tui.protocol.locks import verify_secret
+from tclk_tui.protocol.side_lines import is_vote_line
 from tclk_tui.protocol.transcript import (
     TranscriptRecord,
     VerifyResult,
@@ -145,3 +146,19 @@ class Evidence:
     def records(self, room: str) -> list[TranscriptRecord]:
         """Every journaled record of one room, in venue order, as the venue stored it."""
         return [self.as_transcript(r) for r in self.journal.records(room)]
+
+    def with_votes(self, room: str, fresh: Sequence[VenueRecord],
+                   jurors: Collection[str]) -> list[TranscriptRecord]:
+        """A deal room's verified records as read now, with every vote line of `jurors` read
+        before: the venue's ring forgets its oldest records, and anyone may write into a deal
+        room, so a stranger's flood would otherwise erase the jurors' commitments. Their vote
+        lines are journaled as they are read (nobody else's); the answer is in venue order."""
+        def juror_vote(sender: str | None, line: str) -> bool:
+            return sender in jurors and is_vote_line(line)
+
+        votes = [r for r in fresh if r.verified and juror_vote(r.sender, r.text)]
+        if votes:
+            self.add(votes)
+        kept = {(r.seq, r.line): r for r in self.records(room) if juror_vote(r.sender, r.line)}
+        kept.update(((r.seq, r.text), r.transcript) for r in fresh if r.verified)
+        return sorted(kept.values(), key=lambda r: r.seq)

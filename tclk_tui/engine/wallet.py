@@ -49,7 +49,7 @@ from tclk_tui.engine.views import (
 )
 from tclk_tui.protocol.errors import TclkError
 from tclk_tui.protocol.naming import deal_room
-from tclk_tui.protocol.panel import check_statement
+from tclk_tui.protocol.panel import check_statement, panel_of
 from tclk_tui.protocol.transcript import TranscriptRecord
 from tclk_tui.rails.base import SettlementRail
 from tclk_tui.rails.memory import MemoryRail
@@ -347,7 +347,14 @@ class Wallet:
         except TclkError as exc:
             raise arb.ArbitrationError(str(exc)) from None
         export = await self.client.export(room)
-        return [r.transcript for r in export.verified]
+        offer = self.offer_of_contract(contract.strip())
+        try:
+            panel = panel_of(offer) if offer is not None else None
+        except TclkError:
+            panel = None
+        # The ring forgets; the panel's votes read before stay.
+        return self.evidence.with_votes(room, export.records,
+                                        panel.members if panel is not None else ())
 
     async def _post_vote_line(self, contract: str, line: str) -> None:
         await self.outbox.publish(deal_room(contract), line)

@@ -132,6 +132,7 @@ class VenueSettings:
         return self.settings.get(name, default)
 
 
+_BRACKETED_RE = re.compile(r"\[[^\]]*\](:[0-9]*)?")
 _LABEL_RE = re.compile(r"[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?")
 
 
@@ -181,6 +182,10 @@ def check_venue_url(url: object) -> str:
         raise ValueError(f"the venue URL {url!r} must start with http:// or https://")
     if not parts.hostname:
         raise ValueError(f"the venue URL {url!r} names no host")
+    hostport = parts.netloc.rpartition("@")[2]
+    if "[" in hostport and not _BRACKETED_RE.fullmatch(hostport):
+        raise ValueError(f"the venue URL {url!r} has text after its bracketed address: only "
+                         "a port may follow it (:1-65535)")
     problem = _host_problem(parts.hostname, bracketed="[" in parts.netloc)
     if problem:
         raise ValueError(f"the venue URL {url!r} {problem}")
