@@ -351,8 +351,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from tclk_tui.tui.run import run_demo_app
 
     need_terminal("the demo app (or use `demo --headless`)")
-    run_demo_app(rail=args.rail)
-    return 0
+    return run_demo_app(rail=args.rail)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -480,8 +479,7 @@ def cmd_app(args: argparse.Namespace) -> int:
     from tclk_tui.tui.run import run_wallet_app
 
     need_terminal("the wallet app")
-    run_wallet_app(args, open_wallet, profile_dir(args))
-    return 0
+    return run_wallet_app(args, open_wallet, profile_dir(args))
 
 
 # -- parsing ----------------------------------------------------------------------------------
