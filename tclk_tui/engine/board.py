@@ -309,6 +309,18 @@ class OffersBoard:
     def rejected(self) -> dict[str, int]:
         return dict(self._rejected.most_common())
 
+    def listing(self, q: BoardQuery | None = None) -> list[tuple[str, int]]:
+        """`query(q)` as (offer id, version) pairs: a face in another process keeps the rows
+        it has and fetches (`rows`) only those it lacks or whose version changed, instead of
+        a whole board's rows on every requery. A row's version is its hash: rows are frozen
+        values, replaced whole whenever anything in them changes."""
+        return [(row.offer_id, hash(row)) for row in self.query(q)]
+
+    def rows(self, offer_ids: Sequence[str]) -> list[tuple[int, OfferRow]]:
+        """The rows of these offers with their versions (see `listing`); unknown ids are left
+        out."""
+        return [(hash(row), row) for oid in offer_ids if (row := self._rows.get(oid)) is not None]
+
     def query(self, q: BoardQuery | None = None) -> list[OfferRow]:
         q = q or BoardQuery()
         text = q.text.strip().lower()
