@@ -7,6 +7,7 @@ commit money or a secret go through gates, re-checked at confirmation time.
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import hashlib
 import secrets as _secrets
@@ -37,11 +38,7 @@ from tclk_tui.protocol.locks import verify_secret
 from tclk_tui.protocol.machine import ContractState, lock_terms
 from tclk_tui.protocol.naming import OFFER_ROOM, deal_room
 from tclk_tui.protocol.rails import normalize_rail_id, rail_in_offer
-from tclk_tui.protocol.transcript import (
-    TranscriptRecord,
-    fold_transcript,
-    verify_transcript_record,
-)
+from tclk_tui.protocol.transcript import FoldStep, RunningFold, TranscriptRecord
 from tclk_tui.rails.base import LockTerms, SettlementRail
 
 
@@ -130,11 +127,20 @@ class DealSession:
     rail_status: str | None = None
     rail_check: RailCheck | None = None  # the rails' word on this contract (see check_rail)
     _state: ContractState | None = None
-    _steps: tuple = ()
-    _badges: dict[tuple[str, int, str], bool] = field(default_factory=dict, repr=False)
+    # The fold of `_records()`, kept as records arrive: a new record costs its own check
+    # and step, not the whole room's again (a stranger may fill a deal room).
+    _fold: RunningFold = field(default_factory=RunningFold, repr=False)
+    _board_keys: set[tuple[int, str]] = field(default_factory=set, repr=False)
+    _room_keys: set[tuple[int, str]] = field(default_factory=set, repr=False)
+    _lock_lines: int = 0  # lock frames among the room's records, whoever's
+    _views: dict[tuple[Any, ...], RecordView] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
-        self._refold()
+        self._fold = RunningFold(self._records())
+        self._board_keys = {(r.seq, r.line) for r in self.board_records}
+        self._room_keys = {(r.seq, r.line) for r in self.room_records}
+        self._lock_lines = sum(map(_is_lock_record, self.room_records))
+        self._folded(None)
 
     # -- the fold ----------------------------------------------------------------------------
 
@@ -164,39 +170,57 @@ class DealSession:
         # and its room holds only records written after the accept.
         return [self.offer_record, *self.board_records, *self.room_records]
 
-    def _refold(self) -> bool:
-        fold = fold_transcript(self._records())
-        if fold.state is None:
+    @property
+    def _steps(self) -> tuple[FoldStep, ...]:
+        return self._fold.steps
+
+    def _folded(self, before: str | None) -> bool:
+        """Take the fold's state; True when its status is not `before`."""
+        state = self._fold.state
+        if state is None:
             raise TclkError("tclk: the offer record does not open a contract")
-        before = self._state.status if self._state is not None else None
-        self._state, self._steps = fold.state, tuple(fold.steps)
-        if before != self._state.status:
+        self._state = state
+        if before != state.status:
             self.rail_check = None  # read against another transcript: ask the rail again
-        return before != self._state.status
+        return before != state.status
 
     def ingest_board(self, record: TranscriptRecord) -> bool:
         """An accept or cancel naming our offer; True when it changed the contract's status."""
-        if any((r.seq, r.line) == (record.seq, record.line) for r in self.board_records):
+        key = (record.seq, record.line)
+        if key in self._board_keys:
             return False
-        self.board_records.append(record)
-        self.board_records.sort(key=lambda r: r.seq)
-        changed = self._refold()
+        self._board_keys.add(key)
+        # After the board records of the same seq or before: where a stable sort puts it.
+        at = bisect.bisect_right(self.board_records, record.seq, key=_seq)
+        self.board_records.insert(at, record)
+        before = self.state.status
+        self._fold.insert(1 + at, record)
+        changed = self._folded(before)
         self._announce(changed)
         return changed
 
-    def ingest_room(self, records: list[TranscriptRecord]) -> bool:
-        known = {(r.seq, r.line) for r in self.room_records}
+    def ingest_room(self, records: list[TranscriptRecord], *, verified: bool = False) -> bool:
+        """Records of the deal room, in any order; True when one was new. `verified`: each
+        one's signature was checked already (the venue client checks every record it reads),
+        so the fold does not check it again."""
+        known = self._room_keys
         fresh = [r for r in records if (r.seq, r.line) not in known]
         if not fresh:
             return False
-        self.room_records.extend(fresh)
-        self.room_records.sort(key=lambda r: r.seq)
-        changed = self._refold()
+        before = self.state.status
+        offset = 1 + len(self.board_records)
+        for record in fresh:
+            known.add((record.seq, record.line))
+            at = bisect.bisect_right(self.room_records, record.seq, key=_seq)
+            self.room_records.insert(at, record)
+            self._fold.insert(offset + at, record, verified=verified)
+            self._lock_lines += _is_lock_record(record)
+        changed = self._folded(before)
         self._announce(changed)
         return True
 
     def _announce(self, changed: bool) -> None:
-        last = self._steps[-1] if self._steps else None
+        last = self._fold.last_step
         self.ctx.events.publish(DealAdvanced(
             deal_id=self.deal_id, status=self.state.status,
             reason=None if last is None or last.ok else last.reason))
@@ -264,24 +288,25 @@ class DealSession:
         return deal_deadlines(self.offer, self.state.status, self.role, self.ctx.now_ms(),
                               self.offer_record.timestamp_ms)
 
-    def _verified(self, record: TranscriptRecord) -> bool:
-        """A record's signature badge, checked once per record (views are drawn often)."""
-        key = (record.room, record.seq, record.line)
-        if key not in self._badges:
-            self._badges[key] = verify_transcript_record(record).ok
-        return self._badges[key]
+    def _record_view(self, index: int, record: TranscriptRecord, step: FoldStep) -> RecordView:
+        """One transcript line as the deal view shows it, made once per record and outcome
+        (views are drawn often, and a room may hold thousands of records)."""
+        key = (record.room, record.seq, record.line, step.ok, step.reason)
+        shown = self._views.get(key)
+        if shown is None:
+            frame = try_decode_frame(record.line)
+            shown = self._views[key] = RecordView(
+                room=record.room, seq=record.seq, ts_ms=record.timestamp_ms,
+                sender=record.sender, verified=self._fold.signed(index),
+                type=frame.get("type") if frame else None,
+                summary=describe_frame(frame) if frame else record.line[:120],
+                ok=step.ok, reason=step.reason, mine=record.sender == self.ctx.did)
+        return shown
 
     def view(self) -> DealView:
         state = self.state
-        records = []
-        for record, step in zip(self._records(), self._steps, strict=False):
-            frame = try_decode_frame(record.line)
-            records.append(RecordView(
-                room=record.room, seq=record.seq, ts_ms=record.timestamp_ms,
-                sender=record.sender, verified=self._verified(record),
-                type=frame.get("type") if frame else None,
-                summary=describe_frame(frame) if frame else record.line[:120],
-                ok=step.ok, reason=step.reason, mine=record.sender == self.ctx.did))
+        records = [self._record_view(index, record, step) for index, (record, step)
+                   in enumerate(zip(self._records(), self._steps, strict=False))]
         timeline = []
         for record, step in zip(self._records(), self._steps, strict=False):
             if step.ok and step.type in ("offer", "accept", "lock", "reveal", "refund",
@@ -396,10 +421,9 @@ class DealSession:
         return list(dict.fromkeys(found))
 
     def has_refused_lock(self) -> bool:
-        """A party's lock frame is in the room but the fold did not take it."""
-        return not self.observer and self.state.rail_ref is None and any(
-            '"lock"' in r.line and (f := try_decode_frame(r.line)) and f.get("type") == "lock"
-            for r in self.room_records)
+        """A lock frame is in the room but the fold did not take it (asked at every record
+        read, so it is counted as records arrive)."""
+        return not self.observer and self.state.rail_ref is None and self._lock_lines > 0
 
     async def check_rail(self) -> RailCheck | None:
         """Ask the rails what they hold for this contract; the answer outranks the fold."""
@@ -442,9 +466,8 @@ class DealSession:
                 f"{rail or 'no lock'} (read {_ms_ago(self.ctx.now_ms() - check.checked_ms)})")
 
     async def reconcile(self) -> DealView:
-        """Re-read the rail and re-fold; what is then legal (a refund once the window is open
-        and the rail holds the funds) is in the view's actions."""
-        self._refold()
+        """Re-read the rail (the fold is always current); what is then legal (a refund once
+        the window is open and the rail holds the funds) is in the view's actions."""
         await self.check_rail()
         if self.role == "payee" and self.state.status == "locked":
             await self.check_lock()
@@ -828,6 +851,15 @@ class DealSession:
         self.ctx.events.publish(Notice("info", f"receipt posted: {state.status}",
                                        deal_id=self.deal_id))
         return self.view()
+
+
+def _seq(record: TranscriptRecord) -> int:
+    return record.seq
+
+
+def _is_lock_record(record: TranscriptRecord) -> bool:
+    frame = try_decode_frame(record.line) if '"lock"' in record.line else None
+    return bool(frame) and frame.get("type") == "lock"  # type: ignore[union-attr]
 
 
 def _account_text(rail: SettlementRail | None) -> str:

@@ -180,7 +180,7 @@ class RoomSync:
         else:
             for deal in self.book:
                 if deal.room == room:
-                    deal.ingest_room(transcript)
+                    deal.ingest_room(transcript, verified=True)  # `signed`: checked on reading
                     self.book.sync_row(deal)
 
     def board_reject(self, reason: str, seq: int | None, raw: object) -> None:
