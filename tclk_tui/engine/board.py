@@ -65,9 +65,12 @@ class OffersBoard:
         self._rejected: Counter[str] = Counter()
         self._seen: set[object] = set()
         self._now_ms = 0
+        # While a whole ring is being checked: the offers of its newest records, checked first
+        # (see `show_preview`).
+        self._preview: OffersBoard | None = None
 
     def __len__(self) -> int:
-        return len(self._rows)
+        return len(self._rows) + len(self._previewed())
 
     # -- ingest -------------------------------------------------------------------------------
 
@@ -251,6 +254,43 @@ class OffersBoard:
         self._panel_lines.setdefault(offer_id, {}).setdefault(record.sender, statement)
         return "updated", offer_id
 
+    # -- while a whole ring is being checked --------------------------------------------------
+
+    def show_preview(self, records: Sequence[TranscriptRecord], verdicts: Sequence[VerifyResult],
+                     decoded: DecodedLines | None = None) -> BoardChanged:
+        """Show the offers of the ring's newest records while the older ones are still being
+        checked, before the board itself has read them in venue order.
+
+        `records` are the ring's last ones, in venue order, with their verdicts. They are read
+        into a board of their own, so a row shown is a verified offer with its status as every
+        later record has it (an accept or a cancel only ever follows its offer). It stays
+        shown until the board holds that offer itself, and the preview ends with the pass
+        (`end_preview`); offers the board holds are never shadowed by it."""
+        preview = OffersBoard(self.own_did)
+        preview._capabilities = self._capabilities
+        preview._now_ms = self._now_ms
+        preview.ingest(records, verdicts=verdicts, decoded=decoded)
+        self._preview = preview
+        return BoardChanged(added=tuple(self._previewed()))
+
+    def end_preview(self) -> None:
+        """The pass in venue order is over: only the board's own offers are shown."""
+        self._preview = None
+
+    def _previewed(self) -> list[str]:
+        """Offers shown from the preview: those the board does not hold yet."""
+        preview = self._preview
+        if preview is None:
+            return []
+        return [oid for oid in preview._rows if oid not in self._rows]
+
+    def _shown(self) -> Iterable[OfferRow]:
+        rows = self._rows.values()
+        preview = self._preview
+        if preview is None:
+            return rows
+        return [*rows, *(preview._rows[oid] for oid in self._previewed())]
+
     # -- clock and hints ----------------------------------------------------------------------
 
     def _with_clock_status(self, row: OfferRow) -> OfferRow:
@@ -265,6 +305,8 @@ class OffersBoard:
                    if row.status == "open" and now_ms >= row.expires_ms]
         for oid in expired:
             self._rows[oid] = replace(self._rows[oid], status="expired")
+        if self._preview is not None:
+            expired += self._preview.refresh_status(now_ms).updated
         return BoardChanged(updated=tuple(expired))
 
     def set_capability(self, did: str, rails: tuple[str, ...] | None) -> BoardChanged:
@@ -274,12 +316,17 @@ class OffersBoard:
                    if row.sender == did and row.capability != rails]
         for oid in changed:
             self._rows[oid] = replace(self._rows[oid], capability=rails)
+        if self._preview is not None:
+            changed += self._preview.set_capability(did, rails).updated
         return BoardChanged(updated=tuple(changed))
 
     # -- queries ------------------------------------------------------------------------------
 
     def get(self, offer_id: str) -> OfferRow | None:
-        return self._rows.get(offer_id)
+        row = self._rows.get(offer_id)
+        if row is None and self._preview is not None:
+            return self._preview.get(offer_id)
+        return row
 
     def offer_frame(self, offer_id: str) -> dict | None:
         return self._frames.get(offer_id)
@@ -319,13 +366,13 @@ class OffersBoard:
     def rows(self, offer_ids: Sequence[str]) -> list[tuple[int, OfferRow]]:
         """The rows of these offers with their versions (see `listing`); unknown ids are left
         out."""
-        return [(hash(row), row) for oid in offer_ids if (row := self._rows.get(oid)) is not None]
+        return [(hash(row), row) for oid in offer_ids if (row := self.get(oid)) is not None]
 
     def query(self, q: BoardQuery | None = None) -> list[OfferRow]:
         q = q or BoardQuery()
         text = q.text.strip().lower()
         rows = [
-            row for row in self._rows.values()
+            row for row in self._shown()
             if (q.status is None or row.status == q.status)
             and (q.asset is None or row.asset == q.asset)
             and (q.rail is None or q.rail in row.rails)

@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from tclk_tui.engine.background import Background
 from tclk_tui.engine.board import OffersBoard
+from tclk_tui.engine.board_read import read_ring
 from tclk_tui.engine.bulk import collector_paused
 from tclk_tui.engine.deal import DealSession
 from tclk_tui.engine.deal_book import DealBook
@@ -69,6 +70,10 @@ class RoomSync:
         # export of the same ring, when the read after the cursor cannot do, does not verify
         # them again; emptied by the first sync.
         self._replayed: list[tuple[TranscriptRecord, VerifyResult]] = []
+        # Set once the venue was read (or could not be): our own lines are folded in only
+        # after the board they join (see `on_own_record`). Reads never overlap.
+        self.first_read = asyncio.Event()
+        self._reading = asyncio.Lock()
 
     # -- the journal, at start-up -----------------------------------------------------------
 
@@ -102,6 +107,13 @@ class RoomSync:
         room) it is exported whole, and the records the journal already holds are not
         verified again.
         """
+        try:
+            async with self._reading:
+                await self._sync()
+        finally:
+            self.first_read.set()
+
+    async def _sync(self) -> None:
         replayed, self._replayed = self._replayed, []
         window = await self._board_after_cursor()
         if window is not None:
@@ -114,13 +126,7 @@ class RoomSync:
             decoded = DecodedLines()
             with collector_paused():
                 known = {signature_key(record) for record, verdict in replayed if verdict.ok}
-                export = await self.client.export(
-                    OFFER_ROOM, verified_before=known,
-                    while_verifying=lambda r: signature_key(r) in known or decoded.decode(r.line))
-                for bad in export.malformed:
-                    self.board_reject(bad.reason, bad.seq, bad.raw)
-                self.ingest(OFFER_ROOM, list(export.records), export.generation,
-                            decoded=decoded)
+                await read_ring(self, known, decoded)
         for deal in self.book:
             if deal.room and not deal.state.terminal:
                 room_export = await self.client.export(deal.room)
@@ -212,7 +218,9 @@ class RoomSync:
 
     async def on_own_record(self, record: VenueRecord) -> None:
         """Our own confirmed line: fold it in now rather than waiting for the follower, after
-        whatever the venue ordered before it (a competing accept, the counterparty's cancel)."""
+        whatever the venue ordered before it (a competing accept, the counterparty's cancel),
+        and after the venue's first read (the board a line joins is folded in venue order)."""
+        await self.first_read.wait()
         earlier = await self._unread_before(record)
         self.ingest(record.room, [*(earlier or []), record], record.generation,
                     complete=earlier is not None)
