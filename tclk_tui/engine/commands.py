@@ -252,6 +252,9 @@ async def execute(wallet: Wallet | None, name: str,
     bound = command.bind(params)
     if command.needs_wallet and wallet is None:
         raise CommandError("internal", f"{name} needs an open wallet")
+    if command.needs_venue and wallet is not None:
+        # An owner still reading the venue behind its screen answers from the whole board.
+        await wallet.rooms.first_read.wait()
     try:
         return await command.run(wallet, bound)  # type: ignore[arg-type]
     except Exception as exc:

@@ -121,17 +121,28 @@ async def _run_owner(args: argparse.Namespace, open_wallet: Callable[..., Awaita
     handler = setup_logging(profile_dir, getattr(args, "log_level", None) or "info",
                             lambda: held_secrets(holder[0]) if holder else ())
     try:
-        wallet = await open_wallet(args, follow=True)
+        # The venue is read behind the app: the board is drawn at once and fills as its ring
+        # is checked.
+        wallet = await open_wallet(args, follow=True, background=True)
         holder.append(wallet)
+        freezer = asyncio.ensure_future(_freeze_once_read(wallet))
         try:
             # The profile's agents: the Approvals pane, the audit trail, the mailbox answered.
             async with serving_agents(wallet) as desk, serve_wallet(
                     wallet, profile_dir, extra=agent_methods(desk, RpcError)):
                 return await _run_app(wallet, desk, first_run=wallet.first_run)
         finally:
+            freezer.cancel()
             await wallet.close()
     finally:
         remove_logging(handler)
+
+
+async def _freeze_once_read(wallet: Any) -> None:
+    """Once the board's ring is read (up to 20,000 offers, for as long as the app runs), keep
+    it out of later full garbage collections, which would otherwise stall a repaint."""
+    await wallet.rooms.first_read.wait()
+    gc.freeze()
 
 
 def run_demo_app(rail: str = "paper") -> int:
