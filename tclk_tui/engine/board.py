@@ -66,11 +66,13 @@ class OffersBoard:
         self._seen: set[object] = set()
         self._now_ms = 0
         # While a whole ring is being checked: the offers of its newest records, checked first
-        # (see `show_preview`).
+        # (see `show_preview`), and offers not shown yet because a line not read yet names
+        # them (see `hold`).
         self._preview: OffersBoard | None = None
+        self._held: set[str] = set()
 
     def __len__(self) -> int:
-        return len(self._rows) + len(self._previewed())
+        return len(self._rows) - len(self._held) + len(self._previewed())
 
     # -- ingest -------------------------------------------------------------------------------
 
@@ -273,23 +275,39 @@ class OffersBoard:
         self._preview = preview
         return BoardChanged(added=tuple(self._previewed()))
 
+    def hold(self, offer_ids: Iterable[str]) -> None:
+        """Do not show these offers yet: a record of the ring not read yet names them (an
+        accept or a cancel may follow), so their rows may still change. The preview's row of
+        one, when it has one, is shown meanwhile."""
+        self._held.update(offer_ids)
+
+    def release(self, offer_ids: Iterable[str]) -> BoardChanged:
+        """Show held offers again: every record naming them is read."""
+        shown = [oid for oid in offer_ids if oid in self._held]
+        self._held.difference_update(shown)
+        return BoardChanged(added=tuple(shown))
+
     def end_preview(self) -> None:
         """The pass in venue order is over: only the board's own offers are shown."""
         self._preview = None
+        self._held.clear()
 
     def _previewed(self) -> list[str]:
-        """Offers shown from the preview: those the board does not hold yet."""
+        """Offers shown from the preview: those the board does not show itself yet."""
         preview = self._preview
         if preview is None:
             return []
-        return [oid for oid in preview._rows if oid not in self._rows]
+        held, rows = self._held, self._rows
+        return [oid for oid in preview._rows if oid not in rows or oid in held]
 
     def _shown(self) -> Iterable[OfferRow]:
-        rows = self._rows.values()
-        preview = self._preview
-        if preview is None:
-            return rows
-        return [*rows, *(preview._rows[oid] for oid in self._previewed())]
+        held, preview = self._held, self._preview
+        if not held and preview is None:
+            return self._rows.values()
+        rows = [row for oid, row in self._rows.items() if oid not in held]
+        if preview is not None:
+            rows += [preview._rows[oid] for oid in self._previewed()]
+        return rows
 
     # -- clock and hints ----------------------------------------------------------------------
 

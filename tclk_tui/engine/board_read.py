@@ -18,6 +18,7 @@ import contextlib
 import re
 import sys
 from collections.abc import Container, Iterator
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from tclk_tui.engine.decoded import DecodedLines
@@ -77,14 +78,17 @@ async def read_ring(rooms: RoomSync, known: Container[SignatureKey],
     try:
         with _quick_turns():
             checks.start(newest)
+            spelled = _spelled(body)  # while the first chunks are checked
             if newest:
                 outcomes = [await checks.outcomes(index) for index in newest]
-                records = _exact_preview(body, checks.line_offset(newest[0]), outcomes)
+                records = _exact_preview(body, checks.line_offset(newest[0]), outcomes,
+                                         spelled)
                 if records:
                     shown = board.show_preview([r.transcript for r in records],
                                                [_verdict(r) for r in records], decoded)
                     rooms.events.publish(BoardChanged(added=shown.added, checking=left))
-            order = InOrder(None)
+            held: dict[str, int] = {}  # offers not shown yet: where the last line naming
+            order = InOrder(None)      # each starts
             _reject(rooms, checks.torn)
             batch: list[VenueRecord] = []
             for index in range(count):
@@ -94,64 +98,66 @@ async def read_ring(rooms: RoomSync, known: Container[SignatureKey],
                 _reject(rooms, order.malformed[before[1]:])
                 left -= checks.chunk_lines(index)
                 if len(batch) >= BATCH_RECORDS or index == count - 1:
+                    read = checks.line_offset(index + 1) if index + 1 < count else len(body)
+                    later = _named_later(batch, decoded, spelled, read)
+                    board.hold(later)
+                    held.update(later)
                     rooms.ingest(OFFER_ROOM, batch, generation, decoded=decoded)
                     batch = []
-                    if left:
-                        rooms.events.publish(BoardChanged(checking=left))
+                    settled = [oid for oid, at in held.items() if at < read]
+                    for oid in settled:
+                        del held[oid]
+                    released = board.release(settled)
+                    rooms.events.publish(BoardChanged(added=released.added, checking=left))
     finally:
         checks.close()
         board.end_preview()
-    rooms.events.publish(BoardChanged(checking=0))
+        if left:  # the pass stopped short: nothing is being checked any more
+            rooms.events.publish(BoardChanged(checking=0))
 
 
 _SEQ_RE = re.compile(rb'"seq"\s*:\s*(-?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)')
 _HEX32_RE = re.compile(rb"0x[0-9a-f]{64}")
+_HEX32_TEXT = re.compile(r"0x[0-9a-f]{64}")
 _ESCAPE = b"\\u"
 
 
-def _exact_preview(body: bytes, start: int, outcomes: list[list[Outcome]]
-                   ) -> list[VenueRecord]:
-    """The newest records (the lines from byte `start` on) to show as a preview, or none
-    when the preview could show a row the board will not have.
+@dataclass
+class _Spelled:
+    """Where the export spells each 32-byte hex word (an offer id in its offer, in the `ref`
+    of an accept, the `contract` of a board cancel, the text of a statement line): the start
+    of the first and of the last line holding it. Found generously, in the bytes: a line with
+    a `\\u` escape, which can spell a word otherwise, is read whole and its frame decoded
+    (`escaped`: its start, its seq, its words)."""
 
-    An offer's row depends on its own record and on later ones only (an accept or a cancel
-    follows its offer), with two exceptions the older lines decide: an earlier copy of the
-    same offer (the board keeps the first), and an older seq at or above a newer record's
-    (the board then refuses the newer one as out of order). Both are looked for in the older
-    bytes, generously: every seq and every 32-byte hex word they spell, and, for a line with
-    a `\\u` escape (which can spell them otherwise), its record read whole and its frame
-    decoded. A preview with a newer record under that seq is not shown at all; an offer
-    whose id an older line names is left to the pass in venue order."""
-    older = memoryview(body)[:start]
-    named = set(_HEX32_RE.findall(older))
-    top = max((float(seq) for seq in _SEQ_RE.findall(older)), default=-1.0)
-    at = body.find(_ESCAPE, 0, start)
-    while at != -1:  # the older lines holding an escape, each read in full
+    first: dict[bytes, int] = field(default_factory=dict)
+    last: dict[bytes, int] = field(default_factory=dict)
+    escaped: list[tuple[int, float, set[bytes]]] = field(default_factory=list)
+
+
+def _spelled(body: bytes) -> _Spelled:
+    spelled = _Spelled()
+    first, last = spelled.first, spelled.last
+    for match in _HEX32_RE.finditer(body):
+        word, at = match.group(), match.start()
+        first.setdefault(word, at)
+        last[word] = at
+    at = body.find(_ESCAPE)
+    while at != -1:
         line_start = body.rfind(b"\n", 0, at) + 1
-        line_end = body.find(b"\n", at, start)
-        line_end = start if line_end == -1 else line_end
-        seq, ids = _line_facts(body[line_start:line_end])
-        top = max(top, seq)
-        named |= ids
-        at = body.find(_ESCAPE, line_end, start)
-    order = InOrder(None)
-    for chunk in outcomes:
-        for outcome in chunk:
-            if not isinstance(outcome, Malformed) and isinstance(outcome[1], VenueRecord) \
-                    and outcome[1].seq <= top:
-                return []
-        order.take(chunk)
-    kept = []
-    for record in order.records:
-        frame = try_decode_frame(record.text) if record.verified else None
-        if frame is not None and frame["type"] == "offer" and frame["id"].encode() in named:
-            continue
-        kept.append(record)
-    return kept
+        line_end = body.find(b"\n", at)
+        line_end = len(body) if line_end == -1 else line_end
+        seq, words = _line_facts(body[line_start:line_end])
+        spelled.escaped.append((line_start, seq, words))
+        for word in words:
+            first[word] = min(first.get(word, line_start), line_start)
+            last[word] = max(last.get(word, line_start), line_start)
+        at = body.find(_ESCAPE, line_end)
+    return spelled
 
 
 def _line_facts(line: bytes) -> tuple[float, set[bytes]]:
-    """The seq and the hex words an export line holds, read as the pass reads it."""
+    """The seq and the hex words of an export line, read as the pass reads it."""
     try:
         message = loads_strict(line)
     except ValueError:
@@ -163,11 +169,58 @@ def _line_facts(line: bytes) -> tuple[float, set[bytes]]:
     text = message.get("text")
     if not isinstance(text, str):
         return top, set()
-    ids = set(_HEX32_RE.findall(text.encode("utf-8", "surrogatepass")))
+    words = set(_HEX32_RE.findall(text.encode("utf-8", "surrogatepass")))
     frame = try_decode_frame(text)
-    if frame is not None and isinstance(frame.get("id"), str):
-        ids.add(frame["id"].encode("utf-8", "surrogatepass"))
-    return top, ids
+    for value in (frame or {}).values():
+        if isinstance(value, str) and _HEX32_TEXT.fullmatch(value):
+            words.add(value.encode("ascii"))
+    return top, words
+
+
+def _exact_preview(body: bytes, start: int, outcomes: list[list[Outcome]],
+                   spelled: _Spelled) -> list[VenueRecord]:
+    """The newest records (the lines from byte `start` on) to show as a preview, or none
+    when the preview could show a row the board will not have.
+
+    An offer's row depends on its own record and on later ones only, with two exceptions
+    the older lines decide: an earlier copy of the same offer (the board keeps the first),
+    and an older seq at or above a newer record's (the board then refuses the newer one as
+    out of order). A preview with a newer record under any seq the older bytes spell is not
+    shown at all; an offer whose id an older line spells is left to the pass in venue order."""
+    older = memoryview(body)[:start]
+    seqs = [float(seq) for seq in _SEQ_RE.findall(older)]
+    seqs += [seq for at, seq, _words in spelled.escaped if at < start]
+    top = max(seqs, default=-1.0)
+    order = InOrder(None)
+    for chunk in outcomes:
+        for outcome in chunk:
+            if not isinstance(outcome, Malformed) and isinstance(outcome[1], VenueRecord) \
+                    and outcome[1].seq <= top:
+                return []
+        order.take(chunk)
+    kept = []
+    for record in order.records:
+        frame = try_decode_frame(record.text) if record.verified else None
+        if frame is not None and frame["type"] == "offer" \
+                and spelled.first.get(frame["id"].encode(), start) < start:
+            continue
+        kept.append(record)
+    return kept
+
+
+def _named_later(batch: list[VenueRecord], decoded: DecodedLines, spelled: _Spelled,
+                 read: int) -> dict[str, int]:
+    """The batch's offers that a line past byte `read` spells (an accept or a cancel may
+    still change them), with where the last such line starts."""
+    later = {}
+    for record in batch:
+        if record.verified and '"offer"' in record.text:
+            frame = decoded.frame(record.text)
+            if frame is not None and frame["type"] == "offer":
+                at = spelled.last.get(frame["id"].encode(), -1)
+                if at >= read:
+                    later[frame["id"]] = at
+    return later
 
 
 def _verdict(record: VenueRecord) -> VerifyResult:
