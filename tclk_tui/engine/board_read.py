@@ -14,12 +14,13 @@ ever shown as an offer.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import re
 import sys
 from collections.abc import Container, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tclk_tui.engine.decoded import DecodedLines
 from tclk_tui.engine.events import BoardChanged
@@ -75,6 +76,7 @@ async def read_ring(rooms: RoomSync, known: Container[SignatureKey],
     newest = list(range(count - min(-(-PREVIEW_RECORDS // CHUNK), count // 2), count))
     board = rooms.board
     left = checks.lines
+    journal = _Journaling(rooms, generation)
     try:
         with _quick_turns():
             checks.start(newest)
@@ -102,14 +104,17 @@ async def read_ring(rooms: RoomSync, known: Container[SignatureKey],
                     later = _named_later(batch, decoded, spelled, read)
                     board.hold(later)
                     held.update(later)
-                    rooms.ingest(OFFER_ROOM, batch, generation, decoded=decoded)
+                    await journal.add(batch, decoded)
+                    rooms.fold_in(OFFER_ROOM, batch, decoded)
                     batch = []
                     settled = [oid for oid, at in held.items() if at < read]
                     for oid in settled:
                         del held[oid]
                     released = board.release(settled)
                     rooms.events.publish(BoardChanged(added=released.added, checking=left))
+            await journal.done()
     finally:
+        await journal.abandon()
         checks.close()
         board.end_preview()
         if left:  # the pass stopped short: nothing is being checked any more
@@ -221,6 +226,46 @@ def _named_later(batch: list[VenueRecord], decoded: DecodedLines, spelled: _Spel
                 if at >= read:
                     later[frame["id"]] = at
     return later
+
+
+class _Journaling:
+    """The pass's records journaled batch after batch, in order, each batch's rows written on
+    a thread of their own (SQLite does its work and waits for the disk without holding the
+    interpreter) while the next batch is folded in; the journal's cursor moves past a batch
+    once its rows are written. A board row may show before its record is journaled: nothing
+    is lost by a crash then, the restart reads the ring again from the cursor."""
+
+    def __init__(self, rooms: RoomSync, generation: int | None) -> None:
+        self._rooms = rooms
+        self._generation = generation or 0
+        self._done = rooms.journaled(OFFER_ROOM, generation)
+        self._writing: asyncio.Future[Any] | None = None
+        self._through = 0
+
+    async def add(self, batch: list[VenueRecord], decoded: DecodedLines) -> None:
+        """Start writing `batch` (its rows are made here), once the one before is written."""
+        signed = [r for r in batch if r.verified and r.seq > self._done]
+        rows = self._rooms.evidence.rows(signed, decoded)
+        await self.done()
+        if rows:
+            self._writing = asyncio.ensure_future(
+                asyncio.to_thread(self._rooms.journal.add_records, rows))
+            self._through = signed[-1].seq
+
+    async def done(self) -> None:
+        """Wait for the batch being written, then move the cursor past it."""
+        writing, self._writing = self._writing, None
+        if writing is not None:
+            await writing
+            self._rooms.journal.set_cursor(OFFER_ROOM, self._generation, self._through)
+
+    async def abandon(self) -> None:
+        """The pass stopped: let the batch being written finish (the journal is not closed
+        under it), the cursor left where it was."""
+        writing, self._writing = self._writing, None
+        if writing is not None:
+            with contextlib.suppress(Exception):
+                await writing
 
 
 def _verdict(record: VenueRecord) -> VerifyResult:

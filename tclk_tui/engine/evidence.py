@@ -53,6 +53,12 @@ class Evidence:
     def add(self, records: list[VenueRecord], decoded: DecodedLines | None = None) -> None:
         """One transaction for the batch: a whole ring arrives at start-up. `decoded` shares
         the batch's decoded frames with whoever reads the same lines next."""
+        self.journal.add_records(self.rows(records, decoded))
+
+    def rows(self, records: list[VenueRecord], decoded: DecodedLines | None = None
+             ) -> list[RecordRow]:
+        """The journal rows of these records, redacted and vouched for (what `add` writes):
+        a caller may write them on another thread, the journal's own work."""
         lines = decoded if decoded is not None else DecodedLines()
         rows = []
         for r in records:
@@ -65,7 +71,7 @@ class Evidence:
                                   ts_ms=r.timestamp_ms, sender=r.sender, nonce=r.nonce,
                                   sig=r.sig, line=line, received_ms=0, frame_ok=frame_ok,
                                   vouch=vouch))
-        self.journal.add_records(rows)
+        return rows
 
     def _vouch(self, room: str, generation: int, seq: int, ts_ms: int, sender: str,
                nonce: str | None, sig: str | None, line: str, frame_ok: bool | None) -> bytes:

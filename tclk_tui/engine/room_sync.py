@@ -39,6 +39,7 @@ from tclk_tui.technocore.records import RoomView, VenueRecord, signature_key
 
 READ_LIMIT = 200
 RETRY_S = 2.0
+_VERIFIED = VerifyResult(True, None)
 
 
 def _may_name_a_deal(line: str) -> bool:
@@ -156,15 +157,25 @@ class RoomSync:
         the cursor may move past them; records at or below the cursor are journaled already.
         `decoded` may hold lines of these records decoded already.
         """
-        signed = [r for r in records if r.verified]
-        cursor = self.journal.cursor(room)
-        done = cursor.seq if cursor is not None and cursor.generation == (generation or 0) else 0
         if decoded is None:  # each line decoded once for the journal, board and routing
             decoded = DecodedLines()
+        signed = [r for r in records if r.verified]
+        done = self.journaled(room, generation)
         self.evidence.add([r for r in signed if r.seq > done], decoded)
         if complete and signed and signed[-1].seq > done:
             self.journal.set_cursor(room, generation or 0, signed[-1].seq)
-        transcript = [r.transcript for r in signed]
+        self.fold_in(room, records, decoded)
+
+    def journaled(self, room: str, generation: int | None) -> int:
+        """The seq up to which the journal holds this generation of the room (0: none)."""
+        cursor = self.journal.cursor(room)
+        return cursor.seq if cursor is not None and cursor.generation == (generation or 0) else 0
+
+    def fold_in(self, room: str, records: list[VenueRecord], decoded: DecodedLines) -> None:
+        """`ingest` after the journal: records of one room, in venue order, into the board
+        (and the deals it names) or the room's deals."""
+        everything = [r.transcript for r in records]
+        transcript = [t for r, t in zip(records, everything, strict=True) if r.verified]
         if room == OFFER_ROOM:
             for record in transcript:
                 pending = self.book.pending_offers.pop(record.line, None)
@@ -172,8 +183,9 @@ class RoomSync:
                     self.book.adopt_offer(pending[0], pending[1], record)
             # The board sees unverified records too, so it can count them by reason.
             changed = self.board.ingest(
-                [r.transcript for r in records], now_ms=self.now_ms(),
-                verdicts=[VerifyResult(r.verified, r.unverified_reason) for r in records],
+                everything, now_ms=self.now_ms(),
+                verdicts=[_VERIFIED if r.verified else VerifyResult(False, r.unverified_reason)
+                          for r in records],
                 decoded=decoded)
             if changed.added or changed.updated or changed.rejected:
                 self.events.publish(changed)

@@ -267,7 +267,17 @@ def _is_plain(value: Any) -> bool:
         return value.isascii() or _SURROGATE_RE.search(value) is None
     if kind is dict:
         for key, item in value.items():
-            if type(key) is not str or not key.isascii() or not _is_plain(item):
+            if type(key) is not str or not key.isascii():
+                return False
+            # A frame's values are mostly strings and integers: settled here, not by a call.
+            item_kind = type(item)
+            if item_kind is str:
+                if not item.isascii() and _SURROGATE_RE.search(item) is not None:
+                    return False
+            elif item_kind is int:
+                if not -_EXACT_INT_LIMIT <= item <= _EXACT_INT_LIMIT:
+                    return False
+            elif not _is_plain(item):
                 return False
         return True
     if kind is list:
