@@ -100,8 +100,7 @@ class OffersBoard:
         else:
             if len(verdicts) != len(batch):
                 raise ValueError("one verdict per record")
-            pairs = [(r, v) for r, v in zip(batch, verdicts, strict=True)
-                     if (r.seq, hash(r.line)) not in self._seen]
+            pairs = list(zip(batch, verdicts, strict=True))  # seen ones: `_ingest_one` skips
         unknown = [r for r, v in pairs if v is None]
         computed = iter(verify_records(unknown))
         checked = [(r, v if v is not None else next(computed)) for r, v in pairs]
@@ -171,25 +170,14 @@ class OffersBoard:
         if offer_id in self._rows:
             return "rejected", "offer already on the board"
         job = frame.get("job")
-        row = OfferRow(
-            offer_id=offer_id,
-            sender=record.sender,
-            role=frame["role"],
-            amount=frame["amount"],
-            asset=frame["asset"],
-            lock=frame["lock"],
-            rails=tuple(frame["rails"]),
-            claim_by_ms=frame["claimByMs"],
-            refund_after_ms=frame["refundAfterMs"],
-            expires_ms=frame["expiresMs"],
-            status="open" if record.timestamp_ms < frame["expiresMs"] else "expired",
-            capability=self._capabilities.get(record.sender),
-            mine=record.sender == self.own_did,
-            seq=record.seq,
-            ts_ms=record.timestamp_ms,
-            job=f"{job['proto']}:{job['id']}" if isinstance(job, dict) else "",
-            line=record.line,
-        )
+        sender, expires = record.sender, frame["expiresMs"]
+        row = OfferRow(  # positionally, in OfferRow's order: a whole ring's rows are made here
+            offer_id, sender, frame["role"], frame["amount"], frame["asset"], frame["lock"],
+            tuple(frame["rails"]), frame["claimByMs"], frame["refundAfterMs"], expires,
+            "open" if record.timestamp_ms < expires else "expired",
+            self._capabilities.get(sender), sender == self.own_did, record.seq,
+            record.timestamp_ms, f"{job['proto']}:{job['id']}" if isinstance(job, dict) else "",
+            record.line)
         self._frames[offer_id] = frame
         self._records[offer_id] = record
         self._rows[offer_id] = self._with_clock_status(row)

@@ -18,7 +18,7 @@ import asyncio
 import contextlib
 import re
 import sys
-from collections.abc import Container, Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -26,7 +26,8 @@ from tclk_tui.engine.decoded import DecodedLines
 from tclk_tui.engine.events import BoardChanged
 from tclk_tui.protocol.codec import try_decode_frame
 from tclk_tui.protocol.naming import OFFER_ROOM
-from tclk_tui.protocol.transcript import VerifyResult
+from tclk_tui.protocol.transcript import TranscriptRecord, VerifyResult
+from tclk_tui.store.rows import RecordRow
 from tclk_tui.technocore.records import (
     CHUNK,
     ExportChecks,
@@ -46,23 +47,24 @@ if TYPE_CHECKING:
 
 # The newest records checked first and shown at once: several screens of offers.
 PREVIEW_RECORDS = 1024
-# Records folded in per batch: one journal transaction each (the journal waits for the disk
-# at every commit), small enough that the screen follows the pass.
+# Records folded in per batch: small enough that the screen follows the pass.
 BATCH_RECORDS = 1024
+# Records journaled per transaction: the journal waits for the disk at every commit.
+JOURNAL_RECORDS = 4096
 # While the pass runs, a thread waiting for the interpreter gets it within this long. The
 # default (5 ms) would hold a verify thread at every turn for as long as the batch being
 # folded in on the event loop's thread runs Python, and the checks would wait for it.
 SWITCH_INTERVAL_S = 0.0005
 
 
-async def read_ring(rooms: RoomSync, known: Container[SignatureKey],
+async def read_ring(rooms: RoomSync, known: Collection[SignatureKey],
                     decoded: DecodedLines) -> None:
     """Export `tclk-offers` and fold it in, the records in `known` (verified by the journal's
     replay) not checked again. `decoded` takes each line's frame as it is checked."""
     body, generation = await rooms.client.export_body(OFFER_ROOM)
 
-    def decode(record: object) -> object:
-        return signature_key(record) in known or decoded.decode(record.line)  # type: ignore
+    def decode(record: TranscriptRecord) -> object:
+        return (bool(known) and signature_key(record) in known) or decoded.decode(record.line)
 
     checks = ExportChecks(OFFER_ROOM, body, generation, verified_before=known,
                           while_verifying=decode)
@@ -229,9 +231,9 @@ def _named_later(batch: list[VenueRecord], decoded: DecodedLines, spelled: _Spel
 
 
 class _Journaling:
-    """The pass's records journaled batch after batch, in order, each batch's rows written on
-    a thread of their own (SQLite does its work and waits for the disk without holding the
-    interpreter) while the next batch is folded in; the journal's cursor moves past a batch
+    """The pass's records journaled in venue order, a few large batches each written on a
+    thread of its own (SQLite does its work, and waits for the disk at each commit, without
+    holding the interpreter) while the pass goes on; the journal's cursor moves past a batch
     once its rows are written. A board row may show before its record is journaled: nothing
     is lost by a crash then, the restart reads the ring again from the cursor."""
 
@@ -239,20 +241,36 @@ class _Journaling:
         self._rooms = rooms
         self._generation = generation or 0
         self._done = rooms.journaled(OFFER_ROOM, generation)
+        self._rows: list[RecordRow] = []
+        self._last = 0  # the seq of the last record in `_rows`
         self._writing: asyncio.Future[Any] | None = None
         self._through = 0
 
     async def add(self, batch: list[VenueRecord], decoded: DecodedLines) -> None:
-        """Start writing `batch` (its rows are made here), once the one before is written."""
+        """Take `batch`'s rows (made here); write them once enough wait and no write runs."""
         signed = [r for r in batch if r.verified and r.seq > self._done]
-        rows = self._rooms.evidence.rows(signed, decoded)
-        await self.done()
-        if rows:
-            self._writing = asyncio.ensure_future(
-                asyncio.to_thread(self._rooms.journal.add_records, rows))
-            self._through = signed[-1].seq
+        if signed:
+            self._rows += self._rooms.evidence.rows(signed, decoded)
+            self._last = signed[-1].seq
+        if len(self._rows) >= JOURNAL_RECORDS and (self._writing is None
+                                                   or self._writing.done()):
+            await self._settle()
+            self._start()
 
     async def done(self) -> None:
+        """Write what is left and wait until everything is written."""
+        await self._settle()
+        self._start()
+        await self._settle()
+
+    def _start(self) -> None:
+        if self._rows:
+            rows, self._rows = self._rows, []
+            self._writing = asyncio.ensure_future(
+                asyncio.to_thread(self._rooms.journal.add_records, rows))
+            self._through = self._last
+
+    async def _settle(self) -> None:
         """Wait for the batch being written, then move the cursor past it."""
         writing, self._writing = self._writing, None
         if writing is not None:

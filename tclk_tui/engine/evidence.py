@@ -67,10 +67,8 @@ class Evidence:
             generation = r.generation or 0
             vouch = self._vouch(r.room, generation, r.seq, r.timestamp_ms, r.sender, r.nonce,
                                 r.sig, line, frame_ok)
-            rows.append(RecordRow(room=r.room, generation=generation, seq=r.seq,
-                                  ts_ms=r.timestamp_ms, sender=r.sender, nonce=r.nonce,
-                                  sig=r.sig, line=line, received_ms=0, frame_ok=frame_ok,
-                                  vouch=vouch))
+            rows.append(RecordRow(r.room, generation, r.seq, r.timestamp_ms, r.sender,
+                                  r.nonce, r.sig, line, 0, frame_ok, vouch))  # field order
         return rows
 
     def _vouch(self, room: str, generation: int, seq: int, ts_ms: int, sender: str,

@@ -99,6 +99,9 @@ class VenueRecord:
     generation: int | None
     verified: bool
     unverified_reason: str | None = None
+    # The protocol record it was read as, kept when the parse made one (a whole ring is
+    # 20,000 records, each wanted as one by the board and the deals).
+    _transcript: TranscriptRecord | None = field(default=None, compare=False, repr=False)
 
     @property
     def signed(self) -> bool:
@@ -107,6 +110,12 @@ class VenueRecord:
     @property
     def transcript(self) -> TranscriptRecord:
         """The protocol's view of this record, for verification and folding."""
+        kept = self._transcript
+        if (kept is not None and kept.line is self.text and kept.room is self.room
+                and kept.seq == self.seq and kept.timestamp_ms == self.timestamp_ms
+                and kept.sender is self.sender and kept.nonce is self.nonce
+                and kept.signature is self.sig):  # not a copy with a field replaced
+            return kept
         return TranscriptRecord(
             room=self.room,
             seq=self.seq,
@@ -235,7 +244,8 @@ def _venue_record(room: str, message: dict, base: TranscriptRecord, generation: 
             raise RecordError(verdict.reason or "record signature does not verify")
         verified, reason = True, None
     return VenueRecord(room, base.seq, message["ts"], base.timestamp_ms, base.sender, base.line,
-                       base.nonce, base.signature, generation, verified, reason)
+                       base.nonce, base.signature, generation, verified, reason,
+                       base)
 
 
 def parse_record(room: str, message: object, generation: int | None) -> VenueRecord:
@@ -302,7 +312,7 @@ class _Checker:
             self.while_verifying(base)
         verdict: VerifyResult | None = None
         if base.signature is not None:
-            known = signature_key(base) in self.verified_before
+            known = bool(self.verified_before) and signature_key(base) in self.verified_before
             verdict = _VERIFIED if known else opener.verify(base)
         assert isinstance(message, dict)
         try:
@@ -320,7 +330,7 @@ class _Checker:
         opener = Opener()
         outcomes: list[Outcome] = []
         for offset, line in enumerate(lines):
-            if not line.strip():
+            if not line or line.isspace():  # `not line.strip()`, without copying the line
                 continue
             message = _fast_loads(line, texts[offset]) if texts is not None else _SLOW
             if message is _SLOW:
