@@ -109,12 +109,23 @@ class RoomSync:
         verified again.
         """
         try:
-            async with self._reading:
-                await self._sync()
+            await self.sync_board()
+            for deal in self.book:
+                if deal.room and deal.room_live():
+                    room_export = await self.client.export(deal.room)
+                    self.ingest(deal.room, list(room_export.verified), room_export.generation)
+            await self.check_locks()
+            self.set_status("following" if self._followed else "connecting", "")
         finally:
             self.first_read.set()
 
-    async def _sync(self) -> None:
+    async def sync_board(self) -> None:
+        """Read the board once, after the journal's cursor or whole (see `sync`); never two
+        reads at once."""
+        async with self._reading:
+            await self._sync_board()
+
+    async def _sync_board(self) -> None:
         replayed, self._replayed = self._replayed, []
         window = await self._board_after_cursor()
         if window is not None:
@@ -128,12 +139,6 @@ class RoomSync:
             with collector_paused():
                 known = {signature_key(record) for record, verdict in replayed if verdict.ok}
                 await read_ring(self, known, decoded)
-        for deal in self.book:
-            if deal.room and not deal.state.terminal:
-                room_export = await self.client.export(deal.room)
-                self.ingest(deal.room, list(room_export.verified), room_export.generation)
-        await self.check_locks()
-        self.set_status("following" if self._followed else "connecting", "")
 
     async def _board_after_cursor(self) -> RoomView | None:
         """The board records after the journal's cursor, or None when only the export can
@@ -275,7 +280,7 @@ class RoomSync:
     def start_following(self) -> None:
         self.following = True
         self.follow(OFFER_ROOM)
-        for deal in self.book:
+        for deal in self.book:  # a settled deal's missing receipt is read at each sync
             if deal.room and not deal.state.terminal:
                 self.follow(deal.room)
 

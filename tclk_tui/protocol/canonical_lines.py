@@ -26,10 +26,8 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Any, Final
 
-from tclk_tui.protocol.locks import is_valid_point_statement
-
-# The field patterns of `frames` (a test holds them equal), spelled out here because `codec`
-# imports this module while `frames` may still be importing `codec`.
+# The field patterns of `frames` (a test holds them equal), spelled out here so that this
+# module, the decoder's fast path, imports nothing as it loads.
 DID: Final = r"did:key:z6Mk[1-9A-HJ-NP-Za-km-z]{44}"
 HEX32: Final = r"0x[0-9a-f]{64}"
 STATEMENT: Final = r"0x(?:[0-9a-f]{64}|[0-9a-f]{66})"
@@ -169,8 +167,7 @@ def read_canonical_offer(text: str) -> dict[str, Any] | None:
     claim_ms, expires_ms, refund_ms = int(claim), int(expires), int(refund)
     if max(claim_ms, expires_ms, refund_ms) > _MAX_SAFE or claim_ms >= refund_ms:
         return None
-    if (key is None and lock == "point") or (key is not None
-                                              and not is_valid_point_statement(key)):
+    if (key is None and lock == "point") or (key is not None and not _on_the_curve(key)):
         return None
     member = f',"id":"{offer_id}"'
     at = text.find(member)  # the first: no member before the id's can hold another
@@ -188,6 +185,13 @@ def read_canonical_offer(text: str) -> dict[str, Any] | None:
     frame["role"] = role
     frame["type"] = "offer"
     return frame
+
+
+def _on_the_curve(key: str) -> bool:
+    """`locks.is_valid_point_statement`, imported when first wanted (see the imports)."""
+    from tclk_tui.protocol.locks import is_valid_point_statement
+
+    return is_valid_point_statement(key)
 
 
 def read_canonical(text: str) -> dict[str, Any] | None:

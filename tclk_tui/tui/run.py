@@ -145,11 +145,11 @@ async def _freeze_once_read(wallet: Any) -> None:
     gc.freeze()
 
 
-def run_demo_app(rail: str = "paper") -> int:
+def run_demo_app(rail: str = "paper", asset: str = "ETH") -> int:
     from tclk_tui.engine.demo import demo_session
 
     async def main() -> int:
-        async with demo_session(rail=rail) as session:
+        async with demo_session(rail=rail, asset=asset) as session:
             return await _run_app(session.wallet)
 
     return asyncio.run(main())

@@ -30,7 +30,7 @@ async def _reference(wallet: Wallet) -> OffersBoard:
     """The board one reading of the whole export gives (what a first open did before)."""
     body, generation = await wallet.client.export_body(OFFER_ROOM)
     export = parse_export(OFFER_ROOM, body, generation)
-    board = OffersBoard(wallet.did)
+    board = OffersBoard(wallet.did, wallet.board._amount_text)
     for bad in export.malformed:
         board.reject(bad.reason, key=(bad.seq, str(bad.raw)[:256]))
     board.ingest([r.transcript for r in export.records], now_ms=wallet.now_ms(),

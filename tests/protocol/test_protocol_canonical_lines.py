@@ -10,18 +10,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tclk_tui.protocol import canonical_lines, frames
+from tclk_tui.protocol.canonical import MAX_SAFE_INTEGER, canonical_json
 from tclk_tui.protocol.canonical_lines import GRAMMARS, read_canonical, read_canonical_offer
 from tclk_tui.protocol.codec import (
     MAX_FRAME_CHARS,
-    MAX_SAFE_INTEGER,
-    TCLK_DOMAIN,
     TCLK_PREFIX,
-    canonical_json,
     decode_frame,
     decode_frame_reference,
     encode_frame,
 )
 from tclk_tui.protocol.errors import FrameError
+from tclk_tui.protocol.ids import TCLK_DOMAIN
 
 from .test_protocol_frames import GOLDEN, deal_frames, offers, valid_frames, with_id
 
