@@ -35,6 +35,7 @@ from tclk_tui.engine.events import (
 )
 from tclk_tui.engine.gates import GateFact, GateRefused, GateRequest
 from tclk_tui.engine.views import (
+    OFFER_ID_CHARS,
     Deadlines,
     DealView,
     FieldProblem,
@@ -133,7 +134,9 @@ class RemoteBoard(_Port):
         self._held: dict[str, tuple[int, OfferRow]] = {}
 
     def query(self, q: Any) -> list[OfferRow]:
-        listed = [(str(oid), int(version)) for oid, version in self.call("listing", q)]
+        ids, versions = self.call("listing", q)
+        listed = list(zip((ids[at:at + OFFER_ID_CHARS]
+                           for at in range(0, len(ids), OFFER_ID_CHARS)), versions, strict=True))
         held = self._held
         stale = [oid for oid, version in listed
                  if (known := held.get(oid)) is None or known[0] != version]

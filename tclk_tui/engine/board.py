@@ -380,12 +380,14 @@ class OffersBoard:
     def rejected(self) -> dict[str, int]:
         return dict(self._rejected.most_common())
 
-    def listing(self, q: BoardQuery | None = None) -> list[tuple[str, int]]:
-        """`query(q)` as (offer id, version) pairs: a face in another process keeps the rows
-        it has and fetches (`rows`) only those it lacks or whose version changed, instead of
-        a whole board's rows on every requery. A row's version is its hash: rows are frozen
+    def listing(self, q: BoardQuery | None = None) -> tuple[str, list[int]]:
+        """`query(q)` as its offers' ids, one string of them all (an id is always
+        `views.OFFER_ID_CHARS` long), and their rows' versions: a face in another process keeps the
+        rows it has and fetches (`rows`) only those it lacks or whose version changed, instead
+        of a whole board's rows on every requery. A row's version is its hash: rows are frozen
         values, replaced whole whenever anything in them changes."""
-        return [(row.offer_id, hash(row)) for row in self.query(q)]
+        rows = self.query(q)
+        return "".join(row.offer_id for row in rows), [hash(row) for row in rows]
 
     def rows(self, offer_ids: Sequence[str]) -> list[tuple[int, OfferRow]]:
         """The rows of these offers with their versions (see `listing`); unknown ids are left
