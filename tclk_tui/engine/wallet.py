@@ -271,7 +271,10 @@ class Wallet:
             self.rooms.first_read.set()
 
     async def _read_then_follow(self) -> None:
-        await self._read_venue()
+        try:
+            await self._read_venue()
+        except Exception as exc:  # say why; the followers still read on from the cursor
+            self.events.publish(Notice("error", f"reading the venue failed: {exc}"))
         self.start_following()
 
     def _restore(self) -> None:

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from tclk_tui.engine.board import OffersBoard
-from tclk_tui.engine.events import BoardChanged, EventBus
+from tclk_tui.engine.events import BoardChanged, EventBus, Notice
+from tclk_tui.engine.room_sync import RoomSync
 from tclk_tui.engine.views import BoardQuery, OfferRow
 from tclk_tui.engine.wallet import Wallet
 from tclk_tui.protocol.naming import OFFER_ROOM
@@ -18,7 +19,7 @@ from tclk_tui.protocol.transcript import VerifyResult, verify_transcript_record
 from tclk_tui.technocore.client import MAX_LIMIT
 from tclk_tui.technocore.records import parse_export
 from tclk_tui.technocore.verify import Opener
-from tests.engine.helpers import file_vault
+from tests.engine.helpers import file_vault, until
 from tests.engine.hostile_ring import OFFERS, build
 
 
@@ -131,5 +132,32 @@ async def test_a_restart_that_must_export_again_checks_only_what_is_new(
         assert again == []
         assert len({r.seq for r in checked}) >= MAX_LIMIT + 10  # type: ignore[attr-defined]
         assert _rows(wallet.board) == _rows(await _reference(wallet))
+    finally:
+        await wallet.close()
+
+
+async def test_a_read_behind_the_screen_that_fails_says_why_and_follows_on(
+        venue, tmp_path, monkeypatch):
+    """The app's first read runs in the background: a failure there is shown, the offers and
+    accepts waiting for it go on, and the followers start from the journal's cursor."""
+    said: list[str] = []
+    publish = EventBus.publish
+
+    async def broken(self: RoomSync) -> None:
+        raise RuntimeError("the disk went away")
+
+    def record(self: EventBus, event: object) -> None:
+        if isinstance(event, Notice):
+            said.append(event.text)
+        publish(self, event)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(RoomSync, "sync", broken)
+    monkeypatch.setattr(EventBus, "publish", record)
+    wallet = await Wallet.open("carol", venue_url=venue.url, data_dir=tmp_path,
+                               vault=file_vault(tmp_path, "carol"), follow=True,
+                               background=True)
+    try:
+        await until(lambda: wallet.rooms.first_read.is_set() and wallet.rooms.following)
+        assert any("the disk went away" in text for text in said)
     finally:
         await wallet.close()
