@@ -86,7 +86,7 @@ async def read_ring(rooms: RoomSync, known: Collection[SignatureKey],
             if newest:
                 outcomes = [await checks.outcomes(index) for index in newest]
                 records = _exact_preview(body, checks.line_offset(newest[0]), outcomes,
-                                         spelled)
+                                         spelled, decoded)
                 if records:
                     shown = board.show_preview([r.transcript for r in records],
                                                [_verdict(r) for r in records], decoded)
@@ -185,7 +185,7 @@ def _line_facts(line: bytes) -> tuple[float, set[bytes]]:
 
 
 def _exact_preview(body: bytes, start: int, outcomes: list[list[Outcome]],
-                   spelled: _Spelled) -> list[VenueRecord]:
+                   spelled: _Spelled, decoded: DecodedLines) -> list[VenueRecord]:
     """The newest records (the lines from byte `start` on) to show as a preview, or none
     when the preview could show a row the board will not have.
 
@@ -207,7 +207,7 @@ def _exact_preview(body: bytes, start: int, outcomes: list[list[Outcome]],
         order.take(chunk)
     kept = []
     for record in order.records:
-        frame = try_decode_frame(record.text) if record.verified else None
+        frame = decoded.frame(record.text) if record.verified else None
         if frame is not None and frame["type"] == "offer" \
                 and spelled.first.get(frame["id"].encode(), start) < start:
             continue
