@@ -90,7 +90,7 @@ def test_every_golden_frame_takes_the_grammar_but_an_offer_with_a_job() -> None:
 
 
 @given(offers())
-@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
 def test_an_offer_without_a_job_takes_its_grammar_and_decodes_alike(frame: dict[str, Any]) -> None:
     line = encode_frame(frame)
     fast = read_canonical_offer(line)
