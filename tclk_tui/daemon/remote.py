@@ -35,6 +35,7 @@ from tclk_tui.engine.events import (
 )
 from tclk_tui.engine.gates import GateFact, GateRefused, GateRequest
 from tclk_tui.engine.views import (
+    OFFER_ID_CHARS,
     Deadlines,
     DealView,
     FieldProblem,
@@ -54,6 +55,9 @@ VALUES = Decoder(OfferRow, DealView, Deadlines, RecordView, TimelineEntry, Field
 _RAISED: dict[str, type[Exception]] = {
     "GateRefused": GateRefused, "ArbitrationError": ArbitrationError, "VaultError": VaultError,
     "VenueError": VenueError, "TclkError": TclkError, "EngineError": EngineError}
+
+
+ROWS_PER_CALL = 5000  # board rows fetched in one reply (some 4 MiB of JSON)
 
 
 class OwnerLost(EngineError):
@@ -121,8 +125,26 @@ class _Port:
 
 
 class RemoteBoard(_Port):
+    """The owner's board. A query asks for the matching offers' ids and versions only, and
+    fetches the rows this face does not hold yet (or holds in an older version): a board of
+    20,000 offers crosses the socket once, not at every requery."""
+
+    def __init__(self, remote: RemoteWallet, target: str) -> None:
+        super().__init__(remote, target)
+        self._held: dict[str, tuple[int, OfferRow]] = {}
+
     def query(self, q: Any) -> list[OfferRow]:
-        return self.call("query", q)
+        ids, versions = self.call("listing", q)
+        listed = list(zip((ids[at:at + OFFER_ID_CHARS]
+                           for at in range(0, len(ids), OFFER_ID_CHARS)), versions, strict=True))
+        held = self._held
+        stale = [oid for oid, version in listed
+                 if (known := held.get(oid)) is None or known[0] != version]
+        for start in range(0, len(stale), ROWS_PER_CALL):
+            for version, row in self.call("rows", stale[start:start + ROWS_PER_CALL]):
+                held[row.offer_id] = (int(version), row)
+        # An offer whose row the owner no longer had is left out, as the owner's query would.
+        return [held[oid][1] for oid, _ in listed if oid in held]
 
     def get(self, offer_id: str) -> OfferRow | None:
         return self.call("get", offer_id)
@@ -270,8 +292,8 @@ class RemoteWallet:
 
     async def _follow(self) -> None:
         try:
-            reader, writer = await asyncio.open_unix_connection(str(self.socket),
-                                                                limit=wire.MAX_LINE)
+            reader, writer = await asyncio.open_unix_connection(
+                str(self.socket), limit=wire.MAX_REPLY_BUFFER)
         except OSError as exc:
             self._lose(f"cannot follow the owner's events: {exc}")
             return

@@ -333,6 +333,10 @@ async def run(wallet: Wallet | SeedOwner | None, name: str,
     bound = command.bind(params)
     if command.needs_wallet and wallet is None:
         raise CommandError("internal", f"{name} needs an open wallet")
+    rooms = getattr(wallet, "rooms", None)  # a wallet's, not a vault's alone
+    if command.needs_venue and rooms is not None:
+        # An owner still reading the venue behind its screen answers from the whole board.
+        await rooms.first_read.wait()
     try:
         return await command.run(wallet, bound)
     except Exception as exc:

@@ -8,6 +8,7 @@ commit money or a secret go through gates, re-checked at confirmation time.
 from __future__ import annotations
 
 import asyncio
+import bisect
 import contextlib
 import dataclasses
 import hashlib
@@ -44,6 +45,8 @@ from tclk_tui.protocol.naming import OFFER_ROOM, deal_room
 from tclk_tui.protocol.panel import panel_of
 from tclk_tui.protocol.rails import normalize_rail_id, rail_in_offer
 from tclk_tui.protocol.transcript import (
+    FoldStep,
+    RunningFold,
     TranscriptRecord,
     fold_transcript,
     verify_transcript_record,
@@ -159,13 +162,22 @@ class DealSession:
     # rail it was read for (see quote_lock): the lock gate's balance, gas and margin.
     lock_quote: tuple[str, LockQuote] | None = None
     _state: ContractState | None = None
-    _steps: tuple = ()
-    _badges: dict[tuple[str, int, str], bool] = field(default_factory=dict, repr=False)
     # One gated action at a time: a confirmation re-checks its facts only after the one
     # before it acted (two faces confirming at once must not lock on two rails).
     _acting: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False, compare=False)
+    # The fold of `_records()`, kept as records arrive: a new record costs its own check
+    # and step, not the whole room's again (a stranger may fill a deal room).
+    _fold: RunningFold = field(default_factory=RunningFold, repr=False)
+    _board_keys: set[tuple[int, str]] = field(default_factory=set, repr=False)
+    _room_keys: set[tuple[int, str]] = field(default_factory=set, repr=False)
+    _lock_lines: int = 0  # lock frames among the room's records, whoever's
+    _views: dict[tuple[Any, ...], RecordView] = field(default_factory=dict, repr=False)
+    _badges: dict[tuple[str, int, str], bool] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
+        self._board_keys = {(r.seq, r.line) for r in self.board_records}
+        self._room_keys = {(r.seq, r.line) for r in self.room_records}
+        self._lock_lines = sum(map(_is_lock_record, self.room_records))
         self._refold()
 
     # -- the fold ----------------------------------------------------------------------------
@@ -205,17 +217,30 @@ class DealSession:
         # are never ordered by their seqs: the bound accept goes first whatever its seq says.
         return [*self.board_transcript(), *self.room_records]
 
+    @property
+    def _steps(self) -> tuple[FoldStep, ...]:
+        return self._fold.steps
+
     def _refold(self) -> bool:
-        fold = fold_transcript(self._records())
-        if fold.state is None:
-            raise TclkError("tclk: the offer record does not open a contract")
+        """Fold every record again, in `_records()`' order: at the start, and when that order
+        itself changes (an accept is bound). Any other record is folded in as it arrives."""
         before = self._state.status if self._state is not None else None
-        self._state, self._steps = fold.state, tuple(fold.steps)
-        if self.accept_record is None and fold.state.contract is not None:
+        self._fold = RunningFold(self._records())
+        return self._folded(before)
+
+    def _folded(self, before: str | None) -> bool:
+        """Take the fold's state (binding the accept it took, once); True when its status is
+        not `before`."""
+        state = self._fold.state
+        if state is None:
+            raise TclkError("tclk: the offer record does not open a contract")
+        self._state = state
+        if self.accept_record is None and state.contract is not None:
             self._bind(self._records())
-            fold = fold_transcript(self._records())  # the same state, its steps in this order
-            assert fold.state is not None
-            self._state, self._steps = fold.state, tuple(fold.steps)
+            if self.accept_record is not None:  # the same state, its steps in the new order
+                self._fold = RunningFold(self._records())
+                assert self._fold.state is not None
+                self._state = self._fold.state
         if before != self._state.status:
             self.rail_check = None  # read against another transcript: ask the rail again
         return before != self._state.status
@@ -240,11 +265,21 @@ class DealSession:
 
     def ingest_board(self, record: TranscriptRecord) -> bool:
         """An accept or cancel naming our offer; True when it changed the contract's status."""
-        if any((r.seq, r.line) == (record.seq, record.line) for r in self.board_records):
+        key = (record.seq, record.line)
+        if key in self._board_keys:
             return False
-        self.board_records.append(record)
-        self.board_records.sort(key=lambda r: r.seq)
-        changed = self._refold()
+        self._board_keys.add(key)
+        # After the board records of the same seq or before: where a stable sort puts it.
+        at = bisect.bisect_right(self.board_records, record.seq, key=_seq)
+        self.board_records.insert(at, record)
+        before = self.state.status
+        bound = self.accept_record
+        if bound is None:
+            self._fold.insert(1 + at, record)
+        elif record != bound:  # after the offer and the bound accept (see `board_transcript`)
+            ahead = sum(1 for r in self.board_records[:at] if r == bound)
+            self._fold.insert(2 + at - ahead, record)
+        changed = self._folded(before)
         self._announce(changed)
         return changed
 
@@ -268,6 +303,14 @@ class DealSession:
         if len(self.refused_letters) < MAX_REFUSED_SHOWN:
             self.refused_letters.append((record.sender, why))
         return why
+
+    def _verified(self, record: TranscriptRecord) -> bool:
+        """A board record's signature badge, checked once per record (views are drawn
+        often; the room's own records carry theirs in the fold)."""
+        key = (record.room, record.seq, record.line)
+        if key not in self._badges:
+            self._badges[key] = verify_transcript_record(record).ok
+        return self._badges[key]
 
     def unconfirmed_accept(self) -> str | None:
         """Why our accept may not be the one the offerer bound, or None. A private accept
@@ -315,19 +358,28 @@ class DealSession:
             return f"the offer is already bound to {self.accepted_by()}"
         return (reason or "refused").removeprefix("tclk: ")
 
-    def ingest_room(self, records: list[TranscriptRecord]) -> bool:
-        known = {(r.seq, r.line) for r in self.room_records}
+    def ingest_room(self, records: list[TranscriptRecord], *, verified: bool = False) -> bool:
+        """Records of the deal room, in any order; True when one was new. `verified`: each
+        one's signature was checked already (the venue client checks every record it reads),
+        so the fold does not check it again."""
+        known = self._room_keys
         fresh = [r for r in records if (r.seq, r.line) not in known]
         if not fresh:
             return False
-        self.room_records.extend(fresh)
-        self.room_records.sort(key=lambda r: r.seq)
-        changed = self._refold()
+        before = self.state.status
+        for record in fresh:
+            known.add((record.seq, record.line))
+            at = bisect.bisect_right(self.room_records, record.seq, key=_seq)
+            offset = len(self._fold) - len(self.room_records)  # the board's part of the fold
+            self.room_records.insert(at, record)
+            self._fold.insert(offset + at, record, verified=verified)
+            self._lock_lines += _is_lock_record(record)
+        changed = self._folded(before)
         self._announce(changed)
         return True
 
     def _announce(self, changed: bool) -> None:
-        last = self._steps[-1] if self._steps else None
+        last = self._fold.last_step
         self.ctx.events.publish(DealAdvanced(
             deal_id=self.deal_id, status=self.state.status,
             reason=None if last is None or last.ok else last.reason))
@@ -411,27 +463,29 @@ class DealSession:
         return deal_deadlines(self.offer, self.state.status, self.role, self.ctx.now_ms(),
                               self.offer_record.timestamp_ms)
 
-    def _verified(self, record: TranscriptRecord) -> bool:
-        """A record's signature badge, checked once per record (views are drawn often)."""
-        key = (record.room, record.seq, record.line)
-        if key not in self._badges:
-            self._badges[key] = verify_transcript_record(record).ok
-        return self._badges[key]
+    def _record_view(self, index: int, record: TranscriptRecord, step: FoldStep,
+                     amount: str) -> RecordView:
+        """One transcript line as the deal view shows it, made once per record and what is
+        shown of it (views are drawn often, and a room may hold thousands of records)."""
+        reason = (self._accept_reason(step.reason) if step.type == "accept" and not step.ok
+                  else step.reason)
+        key = (record.room, record.seq, record.line, step.ok, reason, amount)
+        shown = self._views.get(key)
+        if shown is None:
+            frame = try_decode_frame(record.line)
+            shown = self._views[key] = RecordView(
+                room=record.room, seq=record.seq, ts_ms=record.timestamp_ms,
+                sender=record.sender, verified=self._fold.signed(index),
+                type=frame.get("type") if frame else None,
+                summary=describe_frame(frame, amount) if frame else record.line[:120],
+                ok=step.ok, mine=record.sender == self.ctx.did, reason=reason)
+        return shown
 
     def view(self) -> DealView:
         state = self.state
         shown = self.money(state.rail)
-        records = []
-        for record, step in zip(self._records(), self._steps, strict=False):
-            frame = try_decode_frame(record.line)
-            records.append(RecordView(
-                room=record.room, seq=record.seq, ts_ms=record.timestamp_ms,
-                sender=record.sender, verified=self._verified(record),
-                type=frame.get("type") if frame else None,
-                summary=describe_frame(frame, shown.text) if frame else record.line[:120],
-                ok=step.ok, mine=record.sender == self.ctx.did,
-                reason=self._accept_reason(step.reason) if step.type == "accept"
-                and not step.ok else step.reason))
+        records = [self._record_view(index, record, step, shown.text) for index, (record, step)
+                   in enumerate(zip(self._records(), self._steps, strict=False))]
         timeline = []
         for record, step in zip(self._records(), self._steps, strict=False):
             if step.ok and step.type in ("offer", "accept", "lock", "reveal", "refund",
@@ -548,10 +602,9 @@ class DealSession:
         return list(dict.fromkeys(found))
 
     def has_refused_lock(self) -> bool:
-        """A party's lock frame is in the room but the fold did not take it."""
-        return not self.observer and self.state.rail_ref is None and any(
-            '"lock"' in r.line and (f := try_decode_frame(r.line)) and f.get("type") == "lock"
-            for r in self.room_records)
+        """A lock frame is in the room but the fold did not take it (asked at every record
+        read, so it is counted as records arrive)."""
+        return not self.observer and self.state.rail_ref is None and self._lock_lines > 0
 
     async def check_rail(self) -> RailCheck | None:
         """Ask the rails what they hold for this contract; the answer outranks the fold."""
@@ -594,9 +647,8 @@ class DealSession:
                 f"{rail or 'no lock'} (read {_ms_ago(self.ctx.now_ms() - check.checked_ms)})")
 
     async def reconcile(self) -> DealView:
-        """Re-read the rail and re-fold; what is then legal (a refund once the window is open
-        and the rail holds the funds) is in the view's actions."""
-        self._refold()
+        """Re-read the rail (the fold is always current); what is then legal (a refund once
+        the window is open and the rail holds the funds) is in the view's actions."""
         await self.check_rail()
         if self.role == "payee" and self.state.status == "locked":
             await self.check_lock()
@@ -1079,6 +1131,15 @@ def _rail_moved(done: str, action: str) -> Iterator[None]:
             f"{done}, but {exc.why}: the {action} frame that tells the deal room was not "
             f"posted; confirm the {action} again once there is room (the rail is not asked "
             "twice)", happened=exc.happened, why=exc.why) from None
+
+
+def _seq(record: TranscriptRecord) -> int:
+    return record.seq
+
+
+def _is_lock_record(record: TranscriptRecord) -> bool:
+    frame = try_decode_frame(record.line) if '"lock"' in record.line else None
+    return bool(frame) and frame.get("type") == "lock"  # type: ignore[union-attr]
 
 
 def _account_text(rail: SettlementRail | None) -> str:

@@ -22,11 +22,13 @@ NoticeLevel = Literal["info", "warning", "error"]
 
 @dataclass(frozen=True, slots=True)
 class BoardChanged:
-    """Offers were added or changed status; `added`/`updated` are offer ids."""
+    """Offers were added or changed status; `added`/`updated` are offer ids. `checking`, when
+    set, is how many records of the ring are still being checked (0: all are)."""
 
     added: tuple[str, ...] = ()
     updated: tuple[str, ...] = ()
     rejected: int = 0
+    checking: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

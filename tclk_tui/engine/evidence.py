@@ -54,6 +54,12 @@ class Evidence:
     def add(self, records: list[VenueRecord], decoded: DecodedLines | None = None) -> None:
         """One transaction for the batch: a whole ring arrives at start-up. `decoded` shares
         the batch's decoded frames with whoever reads the same lines next."""
+        self.journal.add_records(self.rows(records, decoded))
+
+    def rows(self, records: list[VenueRecord], decoded: DecodedLines | None = None
+             ) -> list[RecordRow]:
+        """The journal rows of these records, redacted and vouched for (what `add` writes):
+        a caller may write them on another thread, the journal's own work."""
         lines = decoded if decoded is not None else DecodedLines()
         rows = []
         for r in records:
@@ -62,11 +68,9 @@ class Evidence:
             generation = r.generation or 0
             vouch = self._vouch(r.room, generation, r.seq, r.timestamp_ms, r.sender, r.nonce,
                                 r.sig, line, frame_ok)
-            rows.append(RecordRow(room=r.room, generation=generation, seq=r.seq,
-                                  ts_ms=r.timestamp_ms, sender=r.sender, nonce=r.nonce,
-                                  sig=r.sig, line=line, received_ms=0, frame_ok=frame_ok,
-                                  vouch=vouch))
-        self.journal.add_records(rows)
+            rows.append(RecordRow(r.room, generation, r.seq, r.timestamp_ms, r.sender,
+                                  r.nonce, r.sig, line, 0, frame_ok, vouch))  # field order
+        return rows
 
     def _vouch(self, room: str, generation: int, seq: int, ts_ms: int, sender: str,
                nonce: str | None, sig: str | None, line: str, frame_ok: bool | None) -> bytes:

@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from tclk_tui.engine.background import Background
 from tclk_tui.engine.board import OffersBoard
+from tclk_tui.engine.board_read import read_ring
 from tclk_tui.engine.bulk import collector_paused
 from tclk_tui.engine.deal import DealSession
 from tclk_tui.engine.deal_book import DealBook
@@ -38,6 +39,7 @@ from tclk_tui.technocore.records import RoomView, VenueRecord, signature_key
 
 READ_LIMIT = 200
 RETRY_S = 2.0
+_VERIFIED = VerifyResult(True, None)
 
 
 def _may_name_a_deal(line: str) -> bool:
@@ -69,6 +71,10 @@ class RoomSync:
         # export of the same ring, when the read after the cursor cannot do, does not verify
         # them again; emptied by the first sync.
         self._replayed: list[tuple[TranscriptRecord, VerifyResult]] = []
+        # Set once the venue was read (or could not be): our own lines are folded in only
+        # after the board they join (see `on_own_record`). Reads never overlap.
+        self.first_read = asyncio.Event()
+        self._reading = asyncio.Lock()
 
     # -- the journal, at start-up -----------------------------------------------------------
 
@@ -102,16 +108,24 @@ class RoomSync:
         room) it is exported whole, and the records the journal already holds are not
         verified again.
         """
-        await self.sync_board()
-        for deal in self.book:
-            if deal.room and deal.room_live():
-                room_export = await self.client.export(deal.room)
-                self.ingest(deal.room, list(room_export.verified), room_export.generation)
-        await self.check_locks()
-        self.set_status("following" if self._followed else "connecting", "")
+        try:
+            await self.sync_board()
+            for deal in self.book:
+                if deal.room and deal.room_live():
+                    room_export = await self.client.export(deal.room)
+                    self.ingest(deal.room, list(room_export.verified), room_export.generation)
+            await self.check_locks()
+            self.set_status("following" if self._followed else "connecting", "")
+        finally:
+            self.first_read.set()
 
     async def sync_board(self) -> None:
-        """Read the board once, after the journal's cursor or whole (see `sync`)."""
+        """Read the board once, after the journal's cursor or whole (see `sync`); never two
+        reads at once."""
+        async with self._reading:
+            await self._sync_board()
+
+    async def _sync_board(self) -> None:
         replayed, self._replayed = self._replayed, []
         window = await self._board_after_cursor()
         if window is not None:
@@ -124,13 +138,7 @@ class RoomSync:
             decoded = DecodedLines()
             with collector_paused():
                 known = {signature_key(record) for record, verdict in replayed if verdict.ok}
-                export = await self.client.export(
-                    OFFER_ROOM, verified_before=known,
-                    while_verifying=lambda r: signature_key(r) in known or decoded.decode(r.line))
-                for bad in export.malformed:
-                    self.board_reject(bad.reason, bad.seq, bad.raw)
-                self.ingest(OFFER_ROOM, list(export.records), export.generation,
-                            decoded=decoded)
+                await read_ring(self, known, decoded)
 
     async def _board_after_cursor(self) -> RoomView | None:
         """The board records after the journal's cursor, or None when only the export can
@@ -154,15 +162,25 @@ class RoomSync:
         the cursor may move past them; records at or below the cursor are journaled already.
         `decoded` may hold lines of these records decoded already.
         """
-        signed = [r for r in records if r.verified]
-        cursor = self.journal.cursor(room)
-        done = cursor.seq if cursor is not None and cursor.generation == (generation or 0) else 0
         if decoded is None:  # each line decoded once for the journal, board and routing
             decoded = DecodedLines()
+        signed = [r for r in records if r.verified]
+        done = self.journaled(room, generation)
         self.evidence.add([r for r in signed if r.seq > done], decoded)
         if complete and signed and signed[-1].seq > done:
             self.journal.set_cursor(room, generation or 0, signed[-1].seq)
-        transcript = [r.transcript for r in signed]
+        self.fold_in(room, records, decoded)
+
+    def journaled(self, room: str, generation: int | None) -> int:
+        """The seq up to which the journal holds this generation of the room (0: none)."""
+        cursor = self.journal.cursor(room)
+        return cursor.seq if cursor is not None and cursor.generation == (generation or 0) else 0
+
+    def fold_in(self, room: str, records: list[VenueRecord], decoded: DecodedLines) -> None:
+        """`ingest` after the journal: records of one room, in venue order, into the board
+        (and the deals it names) or the room's deals."""
+        everything = [r.transcript for r in records]
+        transcript = [t for r, t in zip(records, everything, strict=True) if r.verified]
         if room == OFFER_ROOM:
             for record in transcript:
                 pending = self.book.pending_offers.pop(record.line, None)
@@ -170,8 +188,9 @@ class RoomSync:
                     self.book.adopt_offer(pending[0], pending[1], record)
             # The board sees unverified records too, so it can count them by reason.
             changed = self.board.ingest(
-                [r.transcript for r in records], now_ms=self.now_ms(),
-                verdicts=[VerifyResult(r.verified, r.unverified_reason) for r in records],
+                everything, now_ms=self.now_ms(),
+                verdicts=[_VERIFIED if r.verified else VerifyResult(False, r.unverified_reason)
+                          for r in records],
                 decoded=decoded)
             if changed.added or changed.updated or changed.rejected:
                 self.events.publish(changed)
@@ -184,7 +203,7 @@ class RoomSync:
         else:
             for deal in self.book:
                 if deal.room == room:
-                    deal.ingest_room(transcript)
+                    deal.ingest_room(transcript, verified=True)  # `signed`: checked on reading
                     self.book.sync_row(deal)
 
     def board_reject(self, reason: str, seq: int | None, raw: object) -> None:
@@ -216,7 +235,9 @@ class RoomSync:
 
     async def on_own_record(self, record: VenueRecord) -> None:
         """Our own confirmed line: fold it in now rather than waiting for the follower, after
-        whatever the venue ordered before it (a competing accept, the counterparty's cancel)."""
+        whatever the venue ordered before it (a competing accept, the counterparty's cancel),
+        and after the venue's first read (the board a line joins is folded in venue order)."""
+        await self.first_read.wait()
         earlier = await self._unread_before(record)
         self.ingest(record.room, [*(earlier or []), record], record.generation,
                     complete=earlier is not None)

@@ -158,26 +158,32 @@ class Wallet:
                    clock_ms: Callable[[], int] = wall_clock_ms,
                    rails: Mapping[str, SettlementRail] | None = None,
                    follow: bool = True, offline: bool = False,
-                   one_shot: bool = False) -> Wallet:
+                   one_shot: bool = False, background: bool = False) -> Wallet:
         """Open the profile (taking its lock) and, unless `offline`, read the venue once.
 
         `offline` is for a call that answers from this wallet's own facts (its DID): it
         contacts neither the venue nor a rail, so it works with the network down.
         `one_shot` is a wallet that lives for one call (the CLI without a daemon): rails whose
         locks live in the process (memory) are set aside, refused with the reason wherever
-        one is chosen (an offer, an accept, a lock)."""
+        one is chosen (an offer, an accept, a lock).
+        `background` (with `follow`) returns once the journal is replayed and reads the venue
+        in a background task, following it afterwards: the app is drawn at once and shows the
+        board as its ring is checked. Offers and accepts wait for that first read."""
         profile_dir = Path(data_dir) / profile
         make_private_dir(profile_dir)
         lock = take_profile_lock(profile_dir)  # before the journal: one owner per profile
         try:
             wallet = await cls._open_locked(profile, profile_dir, venue_url=venue_url,
                                             vault=vault, clock_ms=clock_ms, rails=rails,
-                                            offline=offline, one_shot=one_shot)
+                                            offline=offline, one_shot=one_shot,
+                                            read_venue=not (background and follow))
         except BaseException:
             lock.release()
             raise
         wallet._lock = lock
-        if follow:
+        if follow and background and not offline:
+            wallet.background.spawn(wallet._read_then_follow())
+        elif follow:
             wallet.start_following()
         return wallet
 
@@ -185,7 +191,8 @@ class Wallet:
     async def _open_locked(cls, profile: str, profile_dir: Path, *, venue_url: str,
                            vault: Vault, clock_ms: Callable[[], int],
                            rails: Mapping[str, SettlementRail] | None,
-                           offline: bool = False, one_shot: bool = False) -> Wallet:
+                           offline: bool = False, one_shot: bool = False,
+                           read_venue: bool = True) -> Wallet:
         journal = Journal(profile_dir / "journal.sqlite3", clock=clock_ms)
         known = {row.did for row in journal.identities()}
         try:
@@ -238,21 +245,37 @@ class Wallet:
             wallet._restore()
             if offline:
                 wallet.rooms.set_status("offline", "not contacted: this call needs no venue")
+                wallet.rooms.first_read.set()
                 return wallet
-            await wallet.rail_watch.reconcile()
-            try:
-                await wallet.sync()
-                for note in await wallet.outbox.recover():
-                    wallet.events.publish(Notice("info", note))
-                await wallet.offers.publish_missing_statements()
-                await private_deals.send_pending(wallet)
-                await wallet.advertise()  # the DID note, its rails and e2e: record current
-            except (VenueError, EngineError) as exc:
-                wallet.rooms.set_status("offline", str(exc))
+            if read_venue:
+                await wallet._read_venue()
         except BaseException:
             await wallet.close()  # never leave the journal or the HTTP client open
             raise
         return wallet
+
+    async def _read_venue(self) -> None:
+        """Read the venue once: the rails' word on live locks, the board and every live deal
+        room, the outbox reconciled, our statements and DID note current."""
+        await self.rail_watch.reconcile()
+        try:
+            await self.sync()
+            for note in await self.outbox.recover():
+                self.events.publish(Notice("info", note))
+            await self.offers.publish_missing_statements()
+            await private_deals.send_pending(self)
+            await self.advertise()  # the DID note, its rails and e2e: record current
+        except (VenueError, EngineError) as exc:
+            self.rooms.set_status("offline", str(exc))
+        finally:
+            self.rooms.first_read.set()
+
+    async def _read_then_follow(self) -> None:
+        try:
+            await self._read_venue()
+        except Exception as exc:  # say why; the followers still read on from the cursor
+            self.events.publish(Notice("error", f"reading the venue failed: {exc}"))
+        self.start_following()
 
     def _restore(self) -> None:
         """Rebuild deals from the journal: plans, records, and the folds they give."""
@@ -317,12 +340,15 @@ class Wallet:
         return self.offers.validate(draft)
 
     async def post_offer(self, draft: OfferDraft) -> DealView:
+        await self.rooms.first_read.wait()  # the board is read whole before anything is added
         return await self.offers.post(draft)
 
     async def accept_offer(self, offer_id: str, *, rail: str | None = None,
                            private: bool = False) -> DealView:
         """Accept on the board, or with `private` sealed to the offerer's mailbox (SPEC §2):
-        the contract id and the deal room derive the same either way."""
+        the contract id and the deal room derive the same either way. Waits for the first
+        read of the board: an offer is accepted as the whole ring has it."""
+        await self.rooms.first_read.wait()
         if not private:
             return await self.offers.accept(offer_id, rail=rail)
         # The board first: an accept already there binds the offer, and nobody can see ours.

@@ -498,6 +498,14 @@ class VenueClient:
                      ) -> RoomExport:
         """The room's whole retained ring, byte-exact, with every record parsed and verified
         (but those whose `signature_key` is in `verified_before`: see `parse_export`)."""
+        body, generation = await self.export_body(room, retry=retry)
+        return parse_export(room, body, generation, verified_before=verified_before,
+                            while_verifying=while_verifying)
+
+    async def export_body(self, room: str, *, retry: RetryPolicy | None = None
+                          ) -> tuple[bytes, int | None]:
+        """The room's export exactly as served, and its generation, nothing parsed yet (for
+        a caller that checks the records itself: `records.ExportChecks`)."""
         _check_name(room, "room")
         reply = await self._request(
             "GET", f"/r/{room}/export", what=f"export /r/{room}", cap=EXPORT_CAP_BYTES,
@@ -510,8 +518,7 @@ class VenueClient:
             if not (text.isascii() and text.isdigit()) or int(text) > MAX_SAFE_INT:
                 raise MalformedResponse(f"export /r/{room}: bad X-Room-Generation header")
             generation = int(text)
-        return parse_export(room, reply.body, generation, verified_before=verified_before,
-                            while_verifying=while_verifying)
+        return reply.body, generation
 
     async def config(self) -> VenueSettings:
         """The deployment's knobs (`/config`); read limits from here rather than assuming."""

@@ -302,6 +302,7 @@ class TclkApp(App[None]):
         """Fold a batch of engine events into one round of widget updates."""
         added: set[str] = set()
         updated: set[str] = set()
+        checking: int | None = None
         board_touched = False
         deals_touched = False
         for event in batch:
@@ -309,6 +310,7 @@ class TclkApp(App[None]):
             if isinstance(event, BoardChanged):
                 added.update(event.added)
                 updated.update(event.updated)
+                checking = event.checking if event.checking is not None else checking
                 board_touched = True
             elif isinstance(event, DealAdvanced):
                 deals_touched = True
@@ -321,7 +323,7 @@ class TclkApp(App[None]):
                 self.say(clean(event.text, max_len=400),
                          SEVERITY.get(event.level, "information"))
         if board_touched:
-            self._board_changed(added, updated - added)
+            self._board_changed(added, updated - added, checking)
         if deals_touched:
             self.refresh_deals()
             if self.active_pane == "vault":
@@ -331,10 +333,16 @@ class TclkApp(App[None]):
         self.query_one(HeaderBar).show_status(status)
         self.board_pane.show_venue(status, self.wallet.venue_url)
 
-    def _board_changed(self, added: set[str], updated: set[str]) -> None:
+    def _board_changed(self, added: set[str], updated: set[str],
+                       checking: int | None = None) -> None:
         board = self.wallet.board
         pane = self.board_pane
-        if added:
+        requery = bool(added)
+        if checking is not None:
+            # The last check done: the rows shown while checking give way to the board's.
+            requery = requery or (checking == 0 and pane.checking > 0)
+            pane.set_checking(checking)
+        if requery:
             self._schedule_requery()
         elif updated:
             rows = [row for oid in updated if (row := board.get(oid)) is not None]
@@ -352,7 +360,8 @@ class TclkApp(App[None]):
 
     def _timed_requery(self) -> None:
         self._requery_timer = None
-        self.requery_board()
+        with _closing_quietly():  # the board may fill while the app is quitting
+            self.requery_board()
 
     def requery_board(self) -> None:
         board = self.wallet.board
