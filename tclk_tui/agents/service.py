@@ -40,7 +40,8 @@ async def serving_agents(wallet, *, room: bool | None = None,
     server = None
     tasks: list[asyncio.Task[None]] = []
     if room:
-        server = RoomServer(desk, wallet.client, mailbox_of(wallet.journal), wallet.journal)
+        server = RoomServer(desk, wallet.client, mailbox_of(wallet.journal), wallet.journal,
+                            reads=wallet.reads if wallet.rooms.following else None)
         tasks.append(asyncio.create_task(server.run()))
         if publish:
             tasks.append(asyncio.create_task(_publish_mailbox(wallet, server.mailbox)))

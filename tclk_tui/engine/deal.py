@@ -43,6 +43,7 @@ from tclk_tui.protocol.transcript import (
     verify_transcript_record,
 )
 from tclk_tui.rails.base import LockTerms, SettlementRail
+from tclk_tui.technocore.budget import traffic
 
 
 def claim_message(contract: str) -> bytes:
@@ -258,6 +259,15 @@ class DealSession:
         second would only be noise in a finished deal's room."""
         return any(step.ok and step.type == "receipt" and record.sender == self.ctx.did
                    for record, step in zip(self._records(), self._steps, strict=False))
+
+    def receipts_in(self) -> bool:
+        """Whether both parties' valid receipts are in the transcript: then nothing more is
+        expected in the deal's room."""
+        parties = {self.state.payer_did, self.state.payee_did}
+        senders = {record.sender for record, step in zip(self._records(), self._steps,
+                                                         strict=False)
+                   if step.ok and step.type == "receipt"}
+        return None not in parties and parties <= senders
 
     def deadlines(self) -> Deadlines:
         """The deal's deadlines and last safe moment now (cheap: the per-second tick's view)."""
@@ -570,6 +580,10 @@ class DealSession:
         legal = self.can("lock", rail=chosen)
         if not legal.ok and not blockers:
             blockers.append(legal.reason or "the protocol refuses a lock now")
+        room_refusal = getattr(self.ctx, "room_refusal", None)
+        why_no_room = room_refusal(self.room) if room_refusal is not None else None
+        if why_no_room:  # never lock on the rail a lock that could not be announced
+            blockers.append(why_no_room)
         if self.offer["refundAfterMs"] - LOCK_MARGIN_MS <= now < self.offer["refundAfterMs"]:
             blockers.append(f"less than {LOCK_MARGIN_MS // 1000} s before refundAfterMs: the "
                             "venue could stamp the lock after it, and the transcript would "
@@ -816,7 +830,8 @@ class DealSession:
         return built
 
     async def heartbeat(self, note: str | None = None) -> DealView:
-        await self._post(self.room, self._ungated("heartbeat", note or None))
+        with traffic("optional"):  # a liveness note never takes a lock's or a reveal's write
+            await self._post(self.room, self._ungated("heartbeat", note or None))
         return self.view()
 
     async def receipt(self) -> DealView:

@@ -173,6 +173,26 @@ class PrivateMail:
         channels[channel.room] = {"peer": peer, "out": outgoing}
         self._journal.set_object_setting(SETTING_CHANNELS, channels)
 
+    def rooms_to_follow(self) -> list[str]:
+        """Every mailbox of ours (old generations still receive) and each incoming sealed
+        channel whose message is not complete yet: the rooms `poll` reads."""
+        mailboxes = [self._mailbox_of(g) for g in range(1, self.generation + 1)]
+        return mailboxes + [room for room, meta in self._channels().items()
+                            if not meta.get("out") and not meta.get("done")]
+
+    def channel_open(self, room: str) -> bool:
+        """Whether `room` is an incoming channel of ours whose message is not complete."""
+        meta = self._channels().get(room)
+        return meta is not None and not meta.get("out") and not meta.get("done")
+
+    def cursor(self, room: str) -> int:
+        """The seq `poll` has read up to in one of our rooms."""
+        return self._cursor(room)
+
+    def _mailbox_of(self, generation: int) -> str:
+        seed_bits = derive_bytes(self._vault.master_seed(), MAILBOX_DOMAIN, str(generation))
+        return "mb-p-" + seed_bits[:16].hex()
+
     def _cursor(self, room: str) -> int:
         return int(self._journal.get_setting(SETTING_CURSOR + room, "0") or "0")
 
@@ -200,8 +220,7 @@ class PrivateMail:
         return letters
 
     async def _open_deliveries(self, generation: int) -> None:
-        seed_bits = derive_bytes(self._vault.master_seed(), MAILBOX_DOMAIN, str(generation))
-        mailbox = "mb-p-" + seed_bits[:16].hex()
+        mailbox = self._mailbox_of(generation)
         try:
             records = await self._read_new(mailbox)
         except VenueError as exc:

@@ -18,6 +18,7 @@ from tclk_tui.protocol.transcript import TranscriptRecord
 from tclk_tui.store import SECRET_PLACEHOLDER
 from tclk_tui.store.journal import Journal
 from tclk_tui.store.rows import OutboxRow, OutboxState
+from tclk_tui.technocore.budget import current_traffic
 from tclk_tui.technocore.client import VenueClient
 from tclk_tui.technocore.errors import NonceRejected, VenueError
 from tclk_tui.technocore.identity import check_signable_text
@@ -48,6 +49,11 @@ class Outbox:
             check_signable_text(text)  # refused before anything is journaled or signed
         except ValueError as exc:
             raise EngineError(f"the venue would not store this line as signed: {exc}") from None
+        budget = self.client.budget
+        if budget is not None and current_traffic() == "optional":
+            kept = await budget.optional_write_turn()  # a heartbeat waits for its turn
+            if kept is not None:
+                raise EngineError(f"not sent now: {kept}")
         # The transport nonce is chosen and journaled before the post, so a retry after a crash
         # reuses it: if the first attempt landed, the venue refuses the copy by its nonce rule.
         nonce = self.client.nonces.next(room) if self.client.nonces is not None else None

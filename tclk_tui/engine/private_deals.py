@@ -22,7 +22,9 @@ from typing import TYPE_CHECKING
 
 from tclk_tui.engine.errors import EngineError
 from tclk_tui.engine.events import Notice, NoticeLevel
+from tclk_tui.engine.follow_policy import mailbox_want
 from tclk_tui.engine.mailbox import Letter
+from tclk_tui.engine.read_scheduler import Want
 from tclk_tui.protocol.arbitration import combine_secret, combine_witness
 from tclk_tui.protocol.codec import try_decode_frame
 from tclk_tui.protocol.errors import TclkError
@@ -31,6 +33,7 @@ from tclk_tui.protocol.locks import point_lock_from_witness, verify_secret
 from tclk_tui.protocol.naming import OFFER_ROOM
 from tclk_tui.protocol.panel import Panel, panel_of
 from tclk_tui.protocol.transcript import TranscriptRecord, verify_transcript_record
+from tclk_tui.technocore.budget import traffic
 from tclk_tui.technocore.errors import VenueError
 
 if TYPE_CHECKING:
@@ -39,7 +42,6 @@ if TYPE_CHECKING:
 
 SETTING_PRIVATE_ACCEPT = "private-accept:"
 SETTING_HELD_SHARE = "held-share:"
-POLL_S = 1.0
 ADVERTISE_EVERY_S = 600.0
 
 
@@ -286,20 +288,41 @@ async def poll_letters(wallet: Wallet) -> int:
     return len(letters)
 
 
+def follow_mail(wallet: Wallet) -> None:
+    """Hand our mailboxes and open sealed channels to the read scheduler: a new line in one
+    of them opens the letters (`poll_letters`); a channel whose message is read is dropped."""
+    mail, reads = wallet.mail, wallet.reads
+    mailboxes = set(mail.rooms_to_follow()[:mail.generation])
+
+    async def on_events(events: list) -> None:
+        if any(getattr(event, "records", None) for event in events):
+            await poll_letters(wallet)
+            follow_mail(wallet)
+
+    def mailbox(quiet_s: float) -> Want:
+        return mailbox_want(wallet.book)
+
+    def channel(room: str) -> Callable[[float], Want]:
+        # A channel carries one message, written right after its seal: read it eagerly
+        # until the message is complete, then never again.
+        return lambda quiet_s: Want.HOT if mail.channel_open(room) else Want.DROP
+
+    for room in mail.rooms_to_follow():
+        reads.add(room, handler=on_events, want=mailbox if room in mailboxes else channel(room),
+                  since=mail.cursor(room), suppress_echoes=True)
+
+
 async def run(wallet: Wallet) -> None:
-    """Keep the DID note current and read the mailbox while the wallet follows the venue."""
-    since_advert = ADVERTISE_EVERY_S
+    """Follow the mail, and keep the DID note current (an optional write, paced as such)."""
+    follow_mail(wallet)
     while not wallet.background.closed:
         try:
-            if since_advert >= ADVERTISE_EVERY_S:
+            with traffic("optional"):
                 await wallet.advertise()
-                since_advert = 0.0
-            await poll_letters(wallet)
         except (VenueError, EngineError) as exc:
             _note(wallet, "warning", f"private mail: {exc}")
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # never die silently
             _note(wallet, "error", f"private mail failed: {exc}")
-        await asyncio.sleep(POLL_S)
-        since_advert += POLL_S
+        await asyncio.sleep(ADVERTISE_EVERY_S)

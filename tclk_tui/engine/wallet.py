@@ -36,8 +36,17 @@ from tclk_tui.engine.offers import OfferDesk
 from tclk_tui.engine.outbox import Outbox
 from tclk_tui.engine.paths import make_private_dir
 from tclk_tui.engine.rail_watch import RailWatch
+from tclk_tui.engine.read_scheduler import ReadScheduler
 from tclk_tui.engine.room_sync import RoomSync
 from tclk_tui.engine.secrets_gates import SecretGates
+from tclk_tui.engine.venue_budget import (
+    accept_needs_rooms,
+    adopt_venue_limits,
+    make_budget,
+    room_refusal,
+    rooms_refusal,
+    share_from_env,
+)
 from tclk_tui.engine.views import (
     DealView,
     FieldProblem,
@@ -54,6 +63,7 @@ from tclk_tui.rails.memory import MemoryRail
 from tclk_tui.rails.paper import PaperRail
 from tclk_tui.store.journal import Journal
 from tclk_tui.store.profile_lock import ProfileLock, ProfileLocked
+from tclk_tui.technocore.budget import DEFAULT_SHARE, BudgetView
 from tclk_tui.technocore.client import VenueClient
 from tclk_tui.technocore.errors import VenueError
 from tclk_tui.technocore.identity import Identity
@@ -82,6 +92,8 @@ class _Ctx:
     provenance: Callable[[dict, str | None], tuple[bool | None, str]] | None = None
     # Rails set aside in this wallet, with why (a one-shot process cannot hold a memory lock).
     refused_rails: Mapping[str, str] = field(default_factory=dict)
+    # Why no line can be posted into a deal's room now (the venue's new-room budget), if so.
+    room_refusal: Callable[[str | None], str | None] | None = None
 
 
 def one_shot_refusal(rail_id: str) -> str:
@@ -120,16 +132,21 @@ class Wallet:
         ctx = _Ctx(did=identity.did, events=self.events, publisher=self.outbox,
                    secrets=self.keeper, rails=rails, now_ms=self.now_ms,
                    refused_rails=self.refused_rails,
+                   room_refusal=lambda room: room_refusal(client.budget, room),
                    provenance=lambda offer, statement: check_statement(
                        offer, statement, self.board.panel_lines(offer["id"])))
         self.book = DealBook(journal, self.keeper, ctx, self.events)
         self.evidence = Evidence(journal, self.keeper, self.book.in_room)
         self.capabilities = Capabilities(client, self.board, self.events, self.background)
+        self.reads = ReadScheduler(client, closed=lambda: self.background.closed,
+                                   on_error=lambda room, exc: self.rooms.follow_failed(room,
+                                                                                       exc))
         self.rooms = RoomSync(did=identity.did, client=client, journal=journal,
                               board=self.board, book=self.book, evidence=self.evidence,
                               events=self.events, background=self.background,
                               now_ms=self.now_ms,
-                              on_new_senders=self.capabilities.look_up_new_senders)
+                              on_new_senders=self.capabilities.look_up_new_senders,
+                              reads=self.reads)
         self.watch = DeadlineWatch(self.board, self.book, self.events, self.now_ms)
         self.offers = OfferDesk(did=identity.did, journal=journal, board=self.board,
                                 book=self.book, keeper=self.keeper, outbox=self.outbox,
@@ -153,8 +170,13 @@ class Wallet:
                    clock_ms: Callable[[], int] = wall_clock_ms,
                    rails: Mapping[str, SettlementRail] | None = None,
                    follow: bool = True, offline: bool = False,
-                   one_shot: bool = False) -> Wallet:
+                   one_shot: bool = False, venue_share: int | None = None,
+                   source_address: str | None = None) -> Wallet:
         """Open the profile (taking its lock) and, unless `offline`, read the venue once.
+
+        `venue_share` is how many wallets share this host's address at the venue (default:
+        `TCLK_VENUE_SHARE`, else 2; see engine.venue_budget), `source_address` the local
+        address its requests leave from.
 
         `offline` is for a call that answers from this wallet's own facts (its DID): it
         contacts neither the venue nor a rail, so it works with the network down.
@@ -165,9 +187,11 @@ class Wallet:
         make_private_dir(profile_dir)
         lock = take_profile_lock(profile_dir)  # before the journal: one owner per profile
         try:
+            share = venue_share if venue_share is not None else share_from_env()
             wallet = await cls._open_locked(profile, profile_dir, venue_url=venue_url,
                                             vault=vault, clock_ms=clock_ms, rails=rails,
-                                            offline=offline, one_shot=one_shot)
+                                            offline=offline, one_shot=one_shot,
+                                            share=share, source_address=source_address)
         except BaseException:
             lock.release()
             raise
@@ -180,7 +204,9 @@ class Wallet:
     async def _open_locked(cls, profile: str, profile_dir: Path, *, venue_url: str,
                            vault: Vault, clock_ms: Callable[[], int],
                            rails: Mapping[str, SettlementRail] | None,
-                           offline: bool = False, one_shot: bool = False) -> Wallet:
+                           offline: bool = False, one_shot: bool = False,
+                           share: int = DEFAULT_SHARE,
+                           source_address: str | None = None) -> Wallet:
         journal = Journal(profile_dir / "journal.sqlite3", clock=clock_ms)
         known = {row.did for row in journal.identities()}
         try:
@@ -205,7 +231,9 @@ class Wallet:
                 f"({sorted(known)[0]}): wrong vault or wrong profile")
         if not known:
             journal.add_identity(identity.did, label=profile)
-        client = VenueClient(venue_url, identity, nonces=journal.nonces)
+        client = VenueClient(venue_url, identity, nonces=journal.nonces,
+                             budget=make_budget(journal, venue_url, share),
+                             source_address=source_address)
         all_rails: dict[str, SettlementRail] = {
             "paper": PaperRail(client.notes(), clock=clock_ms),
             "memory": MemoryRail(clock=clock_ms),
@@ -236,6 +264,9 @@ class Wallet:
                 return wallet
             await wallet.rail_watch.reconcile()
             try:
+                problem = await adopt_venue_limits(client)
+                if problem is not None:
+                    wallet.events.publish(Notice("warning", problem))
                 await wallet.sync()
                 for note in await wallet.outbox.recover():
                     wallet.events.publish(Notice("info", note))
@@ -290,6 +321,7 @@ class Wallet:
 
     def start_following(self) -> None:
         self.rooms.start_following()
+        self.background.spawn(self.reads.run())
         self.background.spawn(self.watch.run(lambda: self.background.closed))
         self.background.spawn(self.rail_watch.run(lambda: self.background.closed))
         self.capabilities.look_up_new_senders()
@@ -309,17 +341,36 @@ class Wallet:
         return self.offers.validate(draft)
 
     async def post_offer(self, draft: OfferDraft) -> DealView:
+        self._rooms_for("this offer", 1 if draft.role == "payer" else 0)
         return await self.offers.post(draft)
+
+    def _rooms_for(self, what: str, needed: int) -> None:
+        """Refuse what would promise a deal a room the venue will not let us create."""
+        why = rooms_refusal(self.book, self.client.budget, needed=needed, what=what)
+        if why is not None:
+            raise EngineError(why)
+
+    def venue_budget(self) -> BudgetView | None:
+        """This wallet's share of the venue's budgets and what is left of it now."""
+        budget = self.client.budget
+        return budget.view() if budget is not None else None
 
     async def accept_offer(self, offer_id: str, *, rail: str | None = None,
                            private: bool = False) -> DealView:
         """Accept on the board, or with `private` sealed to the offerer's mailbox (SPEC §2):
         the contract id and the deal room derive the same either way."""
-        if not private:
-            return await self.offers.accept(offer_id, rail=rail)
         offer = self.board.offer_frame(offer_id)
+        needed = accept_needs_rooms(offer) if offer is not None else 0
+        if not private:
+            self._rooms_for("this accept", needed)
+            return await self.offers.accept(offer_id, rail=rail)
         if offer is not None:
-            await self.mail.peer_record(offer["from"])  # refused before anything is journaled
+            # Refused before anything is journaled. The sealed channel is a new room; the
+            # offerer's mailbox may be one too.
+            peer = await self.mail.peer_record(offer["from"])
+            budget = self.client.budget
+            needed += 1 + (budget is not None and peer.mailbox not in budget.known_rooms)
+            self._rooms_for("this private accept", needed)
         return await self.offers.accept(
             offer_id, rail=rail,
             deliver=lambda frame, line: private_deals.deliver_accept(self, frame, line))
