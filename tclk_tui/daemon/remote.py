@@ -34,6 +34,7 @@ from tclk_tui.engine.events import (
     VenueStatus,
 )
 from tclk_tui.engine.gates import GateFact, GateRefused, GateRequest
+from tclk_tui.engine.venue_budget import VenueBudgetView
 from tclk_tui.engine.views import (
     Deadlines,
     DealView,
@@ -45,12 +46,14 @@ from tclk_tui.engine.views import (
     VaultStatus,
 )
 from tclk_tui.protocol.errors import TclkError
+from tclk_tui.technocore.budget import BudgetView
 from tclk_tui.technocore.errors import VenueError
 from tclk_tui.vault.errors import VaultError
 
 VALUES = Decoder(OfferRow, DealView, Deadlines, RecordView, TimelineEntry, FieldProblem,
                  HeldSecret, VaultStatus, GateRequest, GateFact, CombineResult, VoteCommit,
-                 Tally, BoardChanged, DealAdvanced, DeadlineWarning, VenueStatus, Notice)
+                 Tally, BoardChanged, DealAdvanced, DeadlineWarning, VenueStatus, Notice,
+                 VenueBudgetView, BudgetView)
 _RAISED: dict[str, type[Exception]] = {
     "GateRefused": GateRefused, "ArbitrationError": ArbitrationError, "VaultError": VaultError,
     "VenueError": VenueError, "TclkError": TclkError, "EngineError": EngineError}
@@ -330,6 +333,9 @@ class RemoteWallet:
     @property
     def venue_status(self) -> VenueStatus:
         return self._venue_status
+
+    def venue_budget(self) -> VenueBudgetView | None:
+        return self._wallet.call("venue_budget")
 
     def now_ms(self) -> int:
         return int(time.time() * 1000)

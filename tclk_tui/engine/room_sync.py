@@ -259,6 +259,8 @@ class RoomSync:
         """Hand the board and every live deal room to the read scheduler (a settled deal
         whose receipts are in, or quiet since, is not followed again)."""
         self.following = True
+        if self.status.state == "connecting":  # the venue answered the first reads
+            self.set_status("following", "")
         self.follow(OFFER_ROOM)
         for deal in self.book:
             self.follow(deal.room)

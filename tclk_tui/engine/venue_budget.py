@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from tclk_tui.engine.deal import DealSession
 from tclk_tui.engine.errors import EngineError
@@ -23,6 +24,7 @@ from tclk_tui.store.journal import Journal
 from tclk_tui.technocore.budget import (
     DEFAULT_SHARE,
     MAX_SHARE,
+    BudgetView,
     VenueBudget,
     VenueLimits,
 )
@@ -31,6 +33,17 @@ from tclk_tui.technocore.errors import VenueError
 
 SHARE_ENV = "TCLK_VENUE_SHARE"
 ROOMS_SETTING = "venue.rooms:"
+
+
+@dataclass(frozen=True, slots=True)
+class VenueBudgetView:
+    """The venue status's budget lines: this wallet's share and what is left, and how its
+    followed rooms are read (which hold waiting reads, how many are read on a schedule)."""
+
+    budget: BudgetView
+    waiting: tuple[str, ...] = ()
+    scheduled: int = 0
+    dropped: int = 0
 
 
 def share_from_env(environ: dict[str, str] | None = None) -> int:
@@ -109,5 +122,5 @@ def accept_needs_rooms(offer: dict) -> int:
     return 1 if offer.get("role") == "payee" else 0
 
 
-__all__ = ["SHARE_ENV", "accept_needs_rooms", "adopt_venue_limits", "make_budget",
-           "room_refusal", "rooms_promised", "rooms_refusal", "share_from_env"]
+__all__ = ["SHARE_ENV", "VenueBudgetView", "accept_needs_rooms", "adopt_venue_limits",
+           "make_budget", "room_refusal", "rooms_promised", "rooms_refusal", "share_from_env"]

@@ -40,6 +40,7 @@ from tclk_tui.engine.read_scheduler import ReadScheduler
 from tclk_tui.engine.room_sync import RoomSync
 from tclk_tui.engine.secrets_gates import SecretGates
 from tclk_tui.engine.venue_budget import (
+    VenueBudgetView,
     accept_needs_rooms,
     adopt_venue_limits,
     make_budget,
@@ -63,7 +64,7 @@ from tclk_tui.rails.memory import MemoryRail
 from tclk_tui.rails.paper import PaperRail
 from tclk_tui.store.journal import Journal
 from tclk_tui.store.profile_lock import ProfileLock, ProfileLocked
-from tclk_tui.technocore.budget import DEFAULT_SHARE, BudgetView
+from tclk_tui.technocore.budget import DEFAULT_SHARE
 from tclk_tui.technocore.client import VenueClient
 from tclk_tui.technocore.errors import VenueError
 from tclk_tui.technocore.identity import Identity
@@ -350,10 +351,17 @@ class Wallet:
         if why is not None:
             raise EngineError(why)
 
-    def venue_budget(self) -> BudgetView | None:
-        """This wallet's share of the venue's budgets and what is left of it now."""
+    def venue_budget(self) -> VenueBudgetView | None:
+        """This wallet's share of the venue's budgets, what is left of it now, and how the
+        followed rooms are read."""
         budget = self.client.budget
-        return budget.view() if budget is not None else None
+        if budget is None:
+            return None
+        rooms = self.reads.rooms()
+        return VenueBudgetView(budget=budget.view(),
+                               waiting=tuple(r.room for r in rooms if r.waiting),
+                               scheduled=sum(1 for r in rooms if not r.waiting),
+                               dropped=self.reads.dropped)
 
     async def accept_offer(self, offer_id: str, *, rail: str | None = None,
                            private: bool = False) -> DealView:

@@ -72,6 +72,7 @@ from tclk_tui.tui.secret_screen import SecretScreen
 from tclk_tui.tui.themes import DEFAULT_THEME, FALLBACK_THEME, load_themes
 from tclk_tui.tui.transcript_table import TranscriptTable
 from tclk_tui.tui.vault_pane import VaultPane
+from tclk_tui.tui.venue_budget_text import budget_lines
 
 SEVERITY = {"info": "information", "warning": "warning", "error": "error"}
 SEED_WARNING = ("Write this down on paper now and keep it offline. Anyone who reads it can "
@@ -820,7 +821,13 @@ class TclkApp(App[None]):
         text = venue_text(status.state).plain
         if status.detail:
             text += f": {clean(status.detail, max_len=400)}"
-        self.say(f"venue {clean(self.wallet.venue_url, max_len=80)}: {text}")
+        try:
+            budget = self.wallet.venue_budget()
+        except Exception as exc:  # an owner gone away: the status still says what it knows
+            budget, text = None, text + f" (budgets unknown: {describe_error(exc)})"
+        lines = budget_lines(budget) if budget is not None else []
+        self.say("\n".join([f"venue {clean(self.wallet.venue_url, max_len=80)}: {text}",
+                            *lines]))
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):

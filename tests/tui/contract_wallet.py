@@ -308,6 +308,9 @@ class ContractWallet:
     def now_ms(self) -> int:
         return self.clock()
 
+    def venue_budget(self) -> None:
+        return None  # a double with no venue behind it has no budgets to show
+
     def validate_offer_draft(self, draft: OfferDraft) -> list[FieldProblem]:
         problems = []
         if not draft.amount.isdigit():
