@@ -35,6 +35,8 @@ async def serving_agents(wallet, *, room: bool | None = None,
     manifest names a DID, the only way a caller over a room is recognised). The mailbox is
     named in the wallet's DID note (`mailbox:`), where a caller finds it."""
     desk = desk_for(wallet)
+    desk.subscribe(lambda: alert_approvals(wallet, desk))
+    alert_approvals(wallet, desk)  # approvals left waiting when the owner last stopped
     if room is None:
         room = any(m.problem is None and m.did for m in desk.manifests())
     server = None
@@ -55,6 +57,16 @@ async def serving_agents(wallet, *, room: bool | None = None,
                 await task
         if server is not None:
             await server.close()
+
+
+def alert_approvals(wallet, desk: AgentDesk) -> None:
+    """Each approval waiting for the operator is an alert (once), screen attached or not."""
+    for row in desk.pending():
+        deal = f" on deal {row.deal_id[:10]}…" if row.deal_id else ""
+        wallet.alerts.raise_alert(
+            f"approval:{row.id}", "approval",
+            f"agent {row.agent[:40]} waits for your approval to {row.tool}{deal}: answer it "
+            "in the Approvals pane or with `tclk-tui agents approve` / `deny`", row.deal_id)
 
 
 async def _publish_mailbox(wallet, mailbox: str) -> None:

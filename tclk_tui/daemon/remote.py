@@ -25,6 +25,7 @@ from tclk_tui.daemon.wire import RpcError
 from tclk_tui.engine.arbitration import ArbitrationError, CombineResult, Tally, VoteCommit
 from tclk_tui.engine.errors import EngineError
 from tclk_tui.engine.events import (
+    Alert,
     BoardChanged,
     DeadlineWarning,
     DealAdvanced,
@@ -53,7 +54,7 @@ from tclk_tui.vault.errors import VaultError
 VALUES = Decoder(OfferRow, DealView, Deadlines, RecordView, TimelineEntry, FieldProblem,
                  HeldSecret, VaultStatus, GateRequest, GateFact, CombineResult, VoteCommit,
                  Tally, BoardChanged, DealAdvanced, DeadlineWarning, VenueStatus, Notice,
-                 VenueBudgetView, BudgetView)
+                 VenueBudgetView, BudgetView, Alert)
 _RAISED: dict[str, type[Exception]] = {
     "GateRefused": GateRefused, "ArbitrationError": ArbitrationError, "VaultError": VaultError,
     "VenueError": VenueError, "TclkError": TclkError, "EngineError": EngineError}
@@ -336,6 +337,9 @@ class RemoteWallet:
 
     def venue_budget(self) -> VenueBudgetView | None:
         return self._wallet.call("venue_budget")
+
+    def take_alerts(self) -> list[Alert]:
+        return self._wallet.call("take_alerts")
 
     def now_ms(self) -> int:
         return int(time.time() * 1000)

@@ -4,8 +4,10 @@ that work on them, composed.
 Each part holds one concern: `RoomSync` follows the venue and routes what it reads,
 `DealBook` holds the deals and their journal rows, `OfferDesk` posts and accepts offers,
 `SecretGates` shows and replaces secrets behind gates, `Capabilities` reads and advertises
-DID notes, `DeadlineWatch` raises deadline warnings. Everything a face does is one call here,
-delegated to the part that owns it. The wallet never acts on a deadline by itself.
+DID notes, `DeadlineWatch` raises deadline warnings, `ReadScheduler` is the one reader of the
+venue, and `Autopilot` does what is safe by itself (a refund once its window opens, heartbeats)
+and raises alerts for what needs the operator. Everything a face does is one call here,
+delegated to the part that owns it.
 """
 
 from __future__ import annotations
@@ -18,7 +20,9 @@ from pathlib import Path
 
 from tclk_tui.engine import arbitration as arb
 from tclk_tui.engine import private_deals
+from tclk_tui.engine.alerts import AlertDesk
 from tclk_tui.engine.arbiter import RefereeDesk
+from tclk_tui.engine.autopilot import Autopilot
 from tclk_tui.engine.background import Background
 from tclk_tui.engine.board import OffersBoard
 from tclk_tui.engine.capabilities import Capabilities
@@ -26,7 +30,7 @@ from tclk_tui.engine.deadline_watch import DeadlineWatch
 from tclk_tui.engine.deal import DealSession
 from tclk_tui.engine.deal_book import DealBook
 from tclk_tui.engine.errors import EngineError, ProfileBusy
-from tclk_tui.engine.events import EventBus, Notice, VenueStatus
+from tclk_tui.engine.events import Alert, EventBus, Notice, VenueStatus
 from tclk_tui.engine.evidence import Evidence
 from tclk_tui.engine.evm import load_evm_settings, open_evm_rail
 from tclk_tui.engine.gates import GateRequest
@@ -55,6 +59,7 @@ from tclk_tui.engine.views import (
     OfferDraft,
     VaultStatus,
 )
+from tclk_tui.engine.watch_policy import load_policy
 from tclk_tui.protocol.errors import TclkError
 from tclk_tui.protocol.naming import deal_room
 from tclk_tui.protocol.panel import check_statement
@@ -149,6 +154,11 @@ class Wallet:
                               on_new_senders=self.capabilities.look_up_new_senders,
                               reads=self.reads)
         self.watch = DeadlineWatch(self.board, self.book, self.events, self.now_ms)
+        self.alerts = AlertDesk(journal, self.events, self.now_ms, self.background.spawn)
+        self.autopilot = Autopilot(
+            book=self.book, alerts=self.alerts, events=self.events, now_ms=self.now_ms,
+            room_exists=lambda room: client.budget is not None
+            and room in client.budget.known_rooms)
         self.offers = OfferDesk(did=identity.did, journal=journal, board=self.board,
                                 book=self.book, keeper=self.keeper, outbox=self.outbox,
                                 events=self.events, rails=rails, now_ms=self.now_ms,
@@ -258,6 +268,9 @@ class Wallet:
                      refused_rails=refused)
         wallet._owned_rails = owned
         wallet.first_run = not had_seed
+        wallet.alerts.policy = load_policy(profile_dir)
+        if wallet.alerts.policy.problem:
+            wallet.events.publish(Notice("warning", wallet.alerts.policy.problem))
         try:
             wallet._restore()
             if offline:
@@ -324,6 +337,7 @@ class Wallet:
         self.rooms.start_following()
         self.background.spawn(self.reads.run())
         self.background.spawn(self.watch.run(lambda: self.background.closed))
+        self.background.spawn(self.autopilot.run(lambda: self.background.closed))
         self.background.spawn(self.rail_watch.run(lambda: self.background.closed))
         self.capabilities.look_up_new_senders()
         self.background.spawn(private_deals.run(self))
@@ -350,6 +364,11 @@ class Wallet:
         why = rooms_refusal(self.book, self.client.budget, needed=needed, what=what)
         if why is not None:
             raise EngineError(why)
+
+    def take_alerts(self) -> list[Alert]:
+        """The alerts no face has shown yet (raised while none was attached, or just now);
+        they count as shown from here on."""
+        return self.alerts.take_unseen()
 
     def venue_budget(self) -> VenueBudgetView | None:
         """This wallet's share of the venue's budgets, what is left of it now, and how the

@@ -27,6 +27,7 @@ from textual.widget import Widget
 from textual.widgets import Footer, TabbedContent, TabPane
 
 from tclk_tui.engine.events import (
+    Alert,
     BoardChanged,
     DeadlineWarning,
     DealAdvanced,
@@ -256,6 +257,7 @@ class TclkApp(App[None]):
             self.say(f"keymap: {clean(problem, max_len=300)}", "warning")
         if self.first_run:
             self._welcome()
+        self._show_alerts()  # what was raised while no screen was attached
 
     def _welcome(self) -> None:
         """A new profile: where its secrets are, and a nudge to back up the seed."""
@@ -305,6 +307,7 @@ class TclkApp(App[None]):
         updated: set[str] = set()
         board_touched = False
         deals_touched = False
+        alerted = False
         for event in batch:
             self.events_applied += 1
             if isinstance(event, BoardChanged):
@@ -318,15 +321,32 @@ class TclkApp(App[None]):
                 self._warn_deadline(event)
             elif isinstance(event, VenueStatus):
                 self.show_venue_status(event)
+            elif isinstance(event, Alert):
+                alerted = True
             elif isinstance(event, Notice):
                 self.say(clean(event.text, max_len=400),
                          SEVERITY.get(event.level, "information"))
+        if alerted:
+            self._show_alerts()
         if board_touched:
             self._board_changed(added, updated - added)
         if deals_touched:
             self.refresh_deals()
             if self.active_pane == "vault":
                 self.refresh_vault()
+
+    def _show_alerts(self) -> None:
+        """Ring the bell and show each alert no face has shown yet (the engine raised it while
+        we were away, or just now); each is shown once."""
+        try:
+            alerts = self.wallet.take_alerts()
+        except Exception as exc:
+            self.report("reading the alerts", exc, "warning")
+            return
+        if alerts:
+            self.bell()
+        for alert in alerts:
+            self.say(f"ALERT: {clean(alert.text, max_len=400)}", "warning")
 
     def show_venue_status(self, status: VenueStatus) -> None:
         self.query_one(HeaderBar).show_status(status)

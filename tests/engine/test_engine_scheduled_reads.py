@@ -125,7 +125,8 @@ async def test_an_accept_the_room_budget_cannot_keep_is_refused_unsigned_with_th
     bob = await open_wallet(running.url, tmp_path, "bob", clock=wall_clock_ms,
                             rails={"memory": memory})
     try:
-        assert alice.venue_budget().rooms_left == 1
+        budget = alice.venue_budget()
+        assert budget is not None and budget.budget.rooms_left == 1
         first = await bob.post_offer(draft(role="payee", rails="memory", amount="1"))
         second = await bob.post_offer(draft(role="payee", rails="memory", amount="2"))
         await alice.sync()
