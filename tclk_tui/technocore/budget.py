@@ -133,7 +133,8 @@ class Bucket:
         return self._level
 
     def spend(self, now: float, tokens: float = 1.0) -> None:
-        self._level = self.level(now) - tokens
+        # Credit is bounded by one bucket: after any burst the rest resumes within a refill.
+        self._level = max(self.level(now) - tokens, -self.capacity)
 
     def give_back(self, now: float) -> None:
         self._level = min(self.capacity, self.level(now) + 1.0)
@@ -238,7 +239,9 @@ class VenueBudget:
 
     async def spend(self, kind: BudgetKind, what: str) -> None:
         """Spend one token for a request about to be sent, waiting (or refusing) as its class
-        must. Critical traffic never waits here: the rest leaves room for it."""
+        must. Critical traffic (a deal move, the reads an action needs) is never held back
+        here: it spends on credit, and the following and optional traffic after it waits until
+        the credit is paid back, so over a minute the wallet keeps to its share."""
         klass = current_traffic()
         bucket = self._bucket(kind)
         if klass == "optional" and kind == "write":

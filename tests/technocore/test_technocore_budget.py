@@ -63,6 +63,10 @@ def test_following_reads_leave_a_quarter_for_deal_moves_which_never_wait():
     assert budget.reads.level(clock()) == pytest.approx(14.5)
     clock.now += 2.0  # one token a second at this share
     assert budget.available("read", "follow")
+    for _ in range(200):  # a burst of deal moves is never held back...
+        asyncio.run(budget.spend("read", "an export"))
+    assert budget.reads.level(clock()) == pytest.approx(-60.0)  # ...but owes one bucket at most
+    assert budget.seconds_until_available("read", "follow") == pytest.approx(76.0)
 
 
 def test_what_the_venue_says_about_the_address_only_ever_lowers_what_is_left():
