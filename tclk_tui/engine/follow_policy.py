@@ -2,10 +2,10 @@
 
 A deal's room is `HOT` while the wallet waits for the counterparty's next move (a payee for the
 lock, a payer for the reveal) and that move is likely soon (the room changed within
-`HOT_WINDOW_S`), or while a deadline is near; `LIVE` while the deal is open otherwise, and
-just after it settled (the receipts follow); `IDLE` once settled a while, and dropped (`DROP`)
-when both parties' receipts are in or nothing has happened in it for `QUIET_AFTER_SETTLED_MS`
-since. So a restart follows only live rooms, and a
+`HOT_WINDOW_S`), or while a deadline is near, and just after it settled (the counterparty's
+receipt follows at once); `LIVE` while the deal is open otherwise; `IDLE` once settled a
+while, and dropped (`DROP`) when both parties' receipts are in or nothing has happened in it
+for `QUIET_AFTER_SETTLED_MS` since. So a restart follows only live rooms, and a
 wallet that settled fifty deals reads none of their rooms.
 """
 
@@ -17,6 +17,7 @@ from tclk_tui.engine.deal import DealSession
 from tclk_tui.engine.read_scheduler import Want
 
 HOT_WINDOW_S = 60.0
+RECEIPT_WINDOW_S = 20.0
 QUIET_AFTER_SETTLED_MS = 10 * 60_000
 
 
@@ -49,6 +50,8 @@ def deal_room_want(deal: DealSession, now_ms: int, quiet_s: float) -> Want:
         if settled_for_good(deal, now_ms):
             return Want.DROP
         # The counterparty's receipt usually follows the settlement at once.
+        if quiet_s < RECEIPT_WINDOW_S:
+            return Want.HOT
         return Want.LIVE if quiet_s < HOT_WINDOW_S else Want.IDLE
     if deal.observer:
         return Want.IDLE

@@ -8,7 +8,8 @@ agents' mailbox) is registered here with a way to say how much it wants to be re
   counterparty's next move, or a deadline is near) take the waiting reads first, so what lands
   there is seen at once; a `LIVE` room takes one only while no hotter room needs it, and gives it
   up (the long-poll is cancelled) when one does.
-- Every other room is read plainly on a schedule: at most every few seconds when `HOT`, every
+- Every other room is read plainly on a schedule: every second while a `HOT` room has just
+  changed (the answer to our move is due), every few seconds while it stays hot, every
   `LIVE_PERIOD_S` when `LIVE`, every `IDLE_PERIOD_S` when `IDLE`. When the budget cannot pay for
   all of that, the most overdue room (relative to its period) goes first, so the schedule
   stretches evenly instead of starving anyone; following reads never dip into the quarter of
@@ -45,6 +46,8 @@ class Want(enum.IntEnum):
 
 
 HOT_PERIOD_S = 3.0
+FRESH_PERIOD_S = 1.0  # a hot room that changed within FRESH_S: its answer is due any moment
+FRESH_S = 5.0
 LIVE_PERIOD_S = 15.0
 IDLE_PERIOD_S = 60.0
 PERIOD_S = {Want.IDLE: IDLE_PERIOD_S, Want.LIVE: LIVE_PERIOD_S, Want.HOT: HOT_PERIOD_S,
@@ -53,6 +56,7 @@ ROOM_SHARE = 0.5  # the most of the wallet's reads a minute one room may take
 STANDING_SHARE = 0.75
 ROOM_BURST = 10.0
 NOT_HELD_PAUSE_S = 10.0  # a waiter the venue would not hold: one fewer for this long
+PREEMPT_AGE_S = 4.0
 
 Handler = Callable[[list[FollowEvent]], Awaitable[None]]
 WantOf = Callable[[float], Want]  # seconds since the room last changed -> how much it wants
@@ -198,6 +202,8 @@ class ReadScheduler:
             if entry.waiter is not None or entry.busy:
                 continue
             period = PERIOD_S[entry.want]
+            if entry.want >= Want.HOT and now - entry.changed_at < FRESH_S:
+                period = FRESH_PERIOD_S
             since = now - entry.last_read
             if since < period:
                 soonest = min(soonest, period - since)
@@ -226,7 +232,8 @@ class ReadScheduler:
                 continue
             if free <= 0:
                 victim = min((h for h in holders if h not in chosen and not h.in_handler
-                              and h.want < entry.want), key=lambda h: h.want, default=None)
+                              and (h.want < entry.want or self._staler(h, entry))),
+                             key=lambda h: (h.want, h.changed_at), default=None)
                 if victim is None or victim.waiter is None:
                     continue
                 victim.waiter.cancel()  # its long-poll ends; the venue frees the slot
@@ -235,6 +242,13 @@ class ReadScheduler:
             free -= 1
             entry.waiter = asyncio.create_task(self._wait_loop(entry))
             holders.append(entry)
+
+    @staticmethod
+    def _staler(holder: _Room, entry: _Room) -> bool:
+        """A hot room whose move has been awaited a while gives its waiting read to one that
+        just changed (its answer is the likelier next): bounded churn, one per PREEMPT_AGE_S."""
+        return (holder.want == entry.want == Want.HOT
+                and entry.changed_at - holder.changed_at >= PREEMPT_AGE_S)
 
     async def _wait_loop(self, entry: _Room) -> None:
         """Hold a waiting read on the room while it keeps its rank."""

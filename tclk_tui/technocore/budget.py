@@ -8,9 +8,10 @@ daemon and a CLI call beside it) each holds `1/share` of every bucket and of the
 
 The buckets here mirror the venue's (continuous refill, the same capacities) and are spent per
 request, before it is sent. Who may spend is the traffic class of the task sending it
-(`traffic(...)`): deal-critical traffic (a lock, a reveal, the reads an action needs) spends
-whatever is there and is never made to wait by the rest; following reads keep a quarter of the
-read bucket for it, and optional traffic (heartbeats, the DID note, capability look-ups) half.
+(`traffic(...)`): deal-critical traffic (a lock, a reveal, the reads an action needs) may spend
+the whole share and is never made to wait by the rest; following reads keep a quarter of the
+read bucket for it, optional traffic (heartbeats, the DID note, capability look-ups) half of the
+reads and a third of the writes.
 What the venue says about the address as a whole (a `# budget:` footer, a 429) only ever lowers
 what is believed left.
 """
@@ -133,7 +134,7 @@ class Bucket:
         return self._level
 
     def spend(self, now: float, tokens: float = 1.0) -> None:
-        # Credit is bounded by one bucket: after any burst the rest resumes within a refill.
+        # Never believed below one bucket owed: a long 429 wait is the venue's to enforce.
         self._level = max(self.level(now) - tokens, -self.capacity)
 
     def give_back(self, now: float) -> None:
@@ -189,6 +190,7 @@ class VenueBudget:
         self._on_rooms = on_rooms
         self.waiters_in_use = 0
         self.optional_patience_s = OPTIONAL_WRITE_PATIENCE_S
+        self._write_turns: dict[str, asyncio.Lock] = {}
         self._rooms_state = rooms_state
         self.known_rooms: set[str] = set()
         self.limits = limits or VenueLimits()
@@ -232,30 +234,49 @@ class VenueBudget:
     def available(self, kind: BudgetKind, klass: Traffic | None = None) -> bool:
         """Whether `klass` (the current task's, by default) may spend one token now."""
         klass = klass or current_traffic()
-        return self._bucket(kind).level(self._clock()) >= self.floor(kind, klass) + 1.0
+        return self._bucket(kind).level(self._clock()) >= self.floor(kind, klass) + 1.25
 
     def seconds_until_available(self, kind: BudgetKind, klass: Traffic) -> float:
-        return self._bucket(kind).seconds_until(self._clock(), self.floor(kind, klass) + 1.0)
+        return self._bucket(kind).seconds_until(self._clock(), self.floor(kind, klass) + 1.25)
 
-    async def spend(self, kind: BudgetKind, what: str) -> None:
+    async def spend(self, kind: BudgetKind, what: str, *, order: str = "") -> None:
         """Spend one token for a request about to be sent, waiting (or refusing) as its class
-        must. Critical traffic (a deal move, the reads an action needs) is never held back
-        here: it spends on credit, and the following and optional traffic after it waits until
-        the credit is paid back, so over a minute the wallet keeps to its share."""
+        must. Critical traffic (a deal move, the reads an action needs) waits only when this
+        wallet's whole share is spent, since the other classes leave it a reserve; so the
+        share is never exceeded, and with every wallet on the address keeping to its share the
+        venue never has to refuse one.
+
+        Writes to one room (`order`) take their turn first come, first served: a room's signed
+        lines carry nonces in the order they were allocated, and a later nonce sent first would
+        refuse the earlier one. Writes to different rooms do not queue behind each other."""
         klass = current_traffic()
-        bucket = self._bucket(kind)
         if klass == "optional" and kind == "write":
             kept = await self.optional_write_turn()
             if kept is not None:
                 raise BudgetKept(f"{what}: not sent: {kept}",
                                  free_in_s=self.seconds_until_available(kind, klass))
-        elif klass != "critical":
-            floor = self.floor(kind, klass) + 1.0
-            while True:
-                wait = bucket.seconds_until(self._clock(), floor)
-                if wait <= 0:
-                    break
-                await asyncio.sleep(min(wait, 5.0))
+        if kind == "write":
+            turn = self._write_turns.get(order)
+            if turn is None:
+                if len(self._write_turns) > 256:  # forget the turns nobody waits on
+                    self._write_turns = {k: t for k, t in self._write_turns.items()
+                                         if t.locked()}
+                turn = self._write_turns[order] = asyncio.Lock()
+            async with turn:
+                await self._wait_for_token(kind, klass)
+        else:
+            await self._wait_for_token(kind, klass)
+
+    async def _wait_for_token(self, kind: BudgetKind, klass: Traffic) -> None:
+        bucket = self._bucket(kind)
+        # A quarter token more than one: the venue's bucket is stamped when a request
+        # arrives, a little after it was counted here.
+        floor = self.floor(kind, klass) + 1.25
+        while True:
+            wait = bucket.seconds_until(self._clock(), floor)
+            if wait <= 0:
+                break
+            await asyncio.sleep(min(wait, 5.0))
         bucket.spend(self._clock())
 
     async def optional_write_turn(self) -> str | None:

@@ -328,14 +328,15 @@ class VenueClient:
         timeout = self.timeout_s if timeout_s is None else timeout_s
         budget = self.budget
         kind = _budget_kind(method, path) if budget is not None else None
+        order = path.split("/", 3)[2] if kind == "write" else ""  # the room (or namespace)
         attempt = 0
         waited = 0.0
         limited = 0
         while True:
             attempt += 1
             try:
-                if budget is not None and kind is not None:
-                    await budget.spend(kind, what)  # every attempt costs the venue a token
+                if budget is not None and kind is not None:  # every attempt costs a token
+                    await budget.spend(kind, what, order=order)
                 status, body, headers = await self._once(
                     method, url, params=params, json_body=json_body, timeout_s=timeout,
                     cap=cap, what=what,

@@ -93,7 +93,8 @@ async def test_a_settled_room_is_read_until_both_receipts_or_a_quiet_window(pair
     assert deal_room_want(deal_a, pair.clock(), 0.0) == Want.HOT  # now the payer waits
     assert deal_room_want(deal_a, pair.clock(), 3600.0) == Want.LIVE  # a slow counterparty
     await reveal_as_payee(pair, deal_b)
-    assert deal_room_want(deal_a, pair.clock(), 0.0) == Want.LIVE  # settled: receipts follow
+    assert deal_room_want(deal_a, pair.clock(), 0.0) == Want.HOT  # settled: receipts follow
+    assert deal_room_want(deal_a, pair.clock(), 30.0) == Want.LIVE
     await deal_a.receipt()
     await pair.sync()
     assert deal_room_want(deal_a, pair.clock(), 3600.0) == Want.IDLE  # one receipt, not both
