@@ -430,6 +430,12 @@ async def child_main(cfg: dict[str, Any]) -> dict[str, Any]:
                 how = ("wait" if entry is not None and entry.waiter is not None
                        and asyncio.current_task() is entry.waiter else "plain")
                 via[how].append(latency)
+                if latency > 3 and os.environ.get("BENCH_DEBUG"):
+                    stamp = (r.timestamp_ms or 0) / 1000
+                    print(json.dumps({"note": f"late {kind} {latency:.1f}s via {how}: "
+                                      f"registered {added.get(room, 0) - stamp:+.1f}s after "
+                                      f"its stamp, want {entry.want.name if entry else '-'}"}),
+                          flush=True)
         return ingest(room, records, generation, **kw)
 
     wallet.rooms.ingest = timed_ingest  # type: ignore[method-assign]
@@ -445,8 +451,16 @@ async def child_main(cfg: dict[str, Any]) -> dict[str, Any]:
         requests[key] = requests.get(key, 0) + 1
         return await once(method, url, **kw)
 
+    added: dict[str, float] = {}
+    add = wallet.reads.add
+
+    def timed_add(room, **kw):
+        added.setdefault(room, time.time())
+        return add(room, **kw)
+
     if os.environ.get("BENCH_DEBUG"):
         wallet.client._once = counted_once  # type: ignore[method-assign]
+        wallet.reads.add = timed_add  # type: ignore[method-assign]
     lateness: list[float] = []
     reads_left: list[int] = []
     writes_left: list[int] = []

@@ -165,9 +165,10 @@ class ReadScheduler:
                             async with asyncio.timeout(delay):
                                 await self._kick.wait()
             finally:
-                for entry in self._rooms.values():
-                    if entry.waiter is not None:
-                        entry.waiter.cancel()
+                waiters = [e.waiter for e in self._rooms.values() if e.waiter is not None]
+                for waiter in waiters:
+                    waiter.cancel()
+                await asyncio.gather(*waiters, return_exceptions=True)
 
     async def _round(self) -> float:
         """One look at every room: drop, hand out waiting reads, do the most overdue plain
