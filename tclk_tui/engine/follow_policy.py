@@ -39,10 +39,13 @@ def their_move(deal: DealSession) -> bool:
 
 
 def settled_for_good(deal: DealSession, now_ms: int) -> bool:
-    """A settled deal whose room need not be read again: both receipts in, or quiet since."""
+    """A settled deal whose room need not be followed again: its room is no longer live
+    (both receipts are in, or the venue has forgotten the room: `DealSession.room_live`), or
+    nothing has happened in it for the quiet window. A missing receipt is still read at each
+    sync while the room is live."""
     if not deal.state.terminal:
         return False
-    return deal.receipts_in() or now_ms - last_activity_ms(deal) >= QUIET_AFTER_SETTLED_MS
+    return not deal.room_live() or now_ms - last_activity_ms(deal) >= QUIET_AFTER_SETTLED_MS
 
 
 def deal_room_want(deal: DealSession, now_ms: int, quiet_s: float) -> Want:

@@ -47,6 +47,7 @@ ACTION_TITLES = {
     "cancel": "Cancel the deal",
     "refund": "Refund the lock",
     "seed-backup": "Show the master seed backup",
+    "seed-restore": "Restore the master seed from a backup",
     "secret-reveal": "Show one secret on screen",
     "arbiter-release": "Release to the payee, sealed",
 }

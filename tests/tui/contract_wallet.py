@@ -304,6 +304,7 @@ class ContractWallet:
         self.calls: list[tuple[str, object]] = []
         self.posted: list[OfferDraft] = []
         self.restored: list[int] = []  # lengths only: the double never keeps a seed either
+        self.restoring = 0
         self.alerts: list = []  # raised by the engine, not yet shown by a face
 
     def now_ms(self) -> int:
@@ -368,11 +369,24 @@ class ContractWallet:
         self.calls.append(("confirm_seed_backup", request.action))
         return SEED_TEXT
 
-    async def restore_seed(self, text: str) -> str:
+    def request_seed_restore(self, text: str) -> GateRequest:
         if text == "bad":
             raise EngineError("backup text has a bad checksum")
-        self.restored.append(len(text))
+        self.restoring = len(text)
+        return GateRequest(action="seed-restore", deal_id="", contract=None,
+                           facts=(GateFact("current seed", None, "ab12-cd34 is replaced"),),
+                           confirm_code="replace", created_ms=self.now_ms(),
+                           prompt=code_prompt("replace"))
+
+    def confirm_seed_restore(self, request: GateRequest, typed_code: str = "") -> str:
+        if typed_code.strip().lower() != "replace":
+            raise GateRefused("type replace to replace the master seed")
+        self.restored.append(self.restoring)
         return "seed fingerprint"
+
+    async def ask_restore(self, text: str) -> None:
+        """What the app's restore dialog asks first: the engine's request for the text."""
+        self.request_seed_restore(text)
 
     def request_secret_reveal(self, deal_id: str) -> GateRequest:
         return GateRequest(action="secret-reveal", deal_id=deal_id, contract=CONTRACT,
