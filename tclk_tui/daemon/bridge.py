@@ -30,6 +30,7 @@ log = logging.getLogger("tclk_tui.daemon")
 
 ALLOWED: dict[str, frozenset[str]] = {
     "wallet": frozenset({"validate_offer_draft", "post_offer", "accept_offer", "deals",
+                         "venue_budget", "take_alerts",
                          "vault_status", "held_secrets", "request_seed_backup",
                          "confirm_seed_backup", "request_seed_restore", "confirm_seed_restore",
                          "request_secret_reveal", "confirm_secret_reveal"}),

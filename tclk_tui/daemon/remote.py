@@ -25,6 +25,7 @@ from tclk_tui.daemon.wire import RpcError
 from tclk_tui.engine.arbitration import ArbitrationError, CombineResult, Tally, VoteCommit
 from tclk_tui.engine.errors import EngineError
 from tclk_tui.engine.events import (
+    Alert,
     BoardChanged,
     DeadlineWarning,
     DealAdvanced,
@@ -34,6 +35,7 @@ from tclk_tui.engine.events import (
     VenueStatus,
 )
 from tclk_tui.engine.gates import GateFact, GateRefused, GateRequest
+from tclk_tui.engine.venue_budget import VenueBudgetView
 from tclk_tui.engine.views import (
     OFFER_ID_CHARS,
     Deadlines,
@@ -46,12 +48,14 @@ from tclk_tui.engine.views import (
     VaultStatus,
 )
 from tclk_tui.protocol.errors import TclkError
+from tclk_tui.technocore.budget import BudgetView
 from tclk_tui.technocore.errors import VenueError
 from tclk_tui.vault.errors import VaultError
 
 VALUES = Decoder(OfferRow, DealView, Deadlines, RecordView, TimelineEntry, FieldProblem,
                  HeldSecret, VaultStatus, GateRequest, GateFact, CombineResult, VoteCommit,
-                 Tally, BoardChanged, DealAdvanced, DeadlineWarning, VenueStatus, Notice)
+                 Tally, BoardChanged, DealAdvanced, DeadlineWarning, VenueStatus, Notice,
+                 VenueBudgetView, BudgetView, Alert)
 _RAISED: dict[str, type[Exception]] = {
     "GateRefused": GateRefused, "ArbitrationError": ArbitrationError, "VaultError": VaultError,
     "VenueError": VenueError, "TclkError": TclkError, "EngineError": EngineError}
@@ -352,6 +356,12 @@ class RemoteWallet:
     @property
     def venue_status(self) -> VenueStatus:
         return self._venue_status
+
+    def venue_budget(self) -> VenueBudgetView | None:
+        return self._wallet.call("venue_budget")
+
+    def take_alerts(self) -> list[Alert]:
+        return self._wallet.call("take_alerts")
 
     def now_ms(self) -> int:
         return int(time.time() * 1000)

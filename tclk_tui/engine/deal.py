@@ -52,6 +52,7 @@ from tclk_tui.protocol.transcript import (
     verify_transcript_record,
 )
 from tclk_tui.rails.base import LockQuote, LockTerms, SettlementRail
+from tclk_tui.technocore.budget import traffic
 
 log = logging.getLogger(__name__)
 
@@ -445,18 +446,23 @@ class DealSession:
             return False
         if not self.state.terminal:
             return True
-        parties = {self.state.payer_did, self.state.payee_did}
-        receipts = {record.sender for record, step in zip(self._records(), self._steps,
-                                                          strict=False)
-                    if step.ok and step.type == "receipt"}
         last = max(self.venue_time_ms(), self.offer["refundAfterMs"])
-        return not parties <= receipts and self.ctx.now_ms() < last + ROOM_KEPT_MS
+        return not self.receipts_in() and self.ctx.now_ms() < last + ROOM_KEPT_MS
 
     def receipted(self) -> bool:
         """Whether the transcript already holds a valid receipt of ours: one is enough, and a
         second would only be noise in a finished deal's room."""
         return any(step.ok and step.type == "receipt" and record.sender == self.ctx.did
                    for record, step in zip(self._records(), self._steps, strict=False))
+
+    def receipts_in(self) -> bool:
+        """Whether both parties' valid receipts are in the transcript: then nothing more is
+        expected in the deal's room."""
+        parties = {self.state.payer_did, self.state.payee_did}
+        senders = {record.sender for record, step in zip(self._records(), self._steps,
+                                                         strict=False)
+                   if step.ok and step.type == "receipt"}
+        return None not in parties and parties <= senders
 
     def deadlines(self) -> Deadlines:
         """The deal's deadlines and last safe moment now (cheap: the per-second tick's view)."""
@@ -821,6 +827,10 @@ class DealSession:
             blockers.append(legal.reason or "the protocol refuses a lock now")
         if legal.ok and (unbound := self.unconfirmed_accept()):
             blockers.append(unbound)
+        room_refusal = getattr(self.ctx, "room_refusal", None)
+        why_no_room = room_refusal(self.room) if room_refusal is not None else None
+        if why_no_room:  # never lock on the rail a lock that could not be announced
+            blockers.append(why_no_room)
         if self.offer["refundAfterMs"] - LOCK_MARGIN_MS <= now < self.offer["refundAfterMs"]:
             blockers.append(f"less than {LOCK_MARGIN_MS // 1000} s before refundAfterMs: the "
                             "venue could stamp the lock after it, and the transcript would "
@@ -1106,7 +1116,8 @@ class DealSession:
         return built
 
     async def heartbeat(self, note: str | None = None) -> DealView:
-        await self._post(self.room, self._ungated("heartbeat", note or None))
+        with traffic("optional"):  # a liveness note never takes a lock's or a reveal's write
+            await self._post(self.room, self._ungated("heartbeat", note or None))
         return self.view()
 
     async def receipt(self) -> DealView:

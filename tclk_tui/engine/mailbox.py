@@ -205,6 +205,29 @@ class PrivateMail:
         chose); incoming channels are kept by `_keep_incoming`."""
         self._vault.backend.put(CHANNEL_ENTRY + channel.room, channel.key)
 
+    def mailboxes(self) -> list[str]:
+        """Every mailbox of ours: old generations still receive."""
+        return [self._mailbox_of(g) for g in range(1, self.generation + 1)]
+
+    def expected_channels(self) -> list[str]:
+        """The incoming channels not yet handed over whose senders this wallet expects: the
+        ones worth following (a stranger's are read in turn by `poll`, a few at a time)."""
+        expected = self.expected()
+        return [room for room, meta in self._ordered(self._channels())
+                if meta["peer"] in expected]
+
+    def channel_open(self, room: str) -> bool:
+        """Whether `room` is an incoming channel of ours not yet handed over."""
+        return room in self._channels()
+
+    def cursor(self, room: str) -> int:
+        """The seq `poll` has read up to in one of our rooms."""
+        return self._cursor(room)
+
+    def _mailbox_of(self, generation: int) -> str:
+        seed_bits = derive_bytes(self._vault.master_seed(), MAILBOX_DOMAIN, str(generation))
+        return "mb-p-" + seed_bits[:16].hex()
+
     def _cursor(self, room: str) -> int:
         return int(self._journal.get_setting(SETTING_CURSOR + room, "0") or "0")
 
@@ -300,8 +323,7 @@ class PrivateMail:
             self._forget(room)
 
     async def _open_deliveries(self, generation: int, expected: Mapping[str, int]) -> None:
-        seed_bits = derive_bytes(self._vault.master_seed(), MAILBOX_DOMAIN, str(generation))
-        mailbox = "mb-p-" + seed_bits[:16].hex()
+        mailbox = self._mailbox_of(generation)
         try:
             records = await self._read_new(mailbox)
         except VenueError as exc:

@@ -21,8 +21,10 @@ from typing import TYPE_CHECKING
 
 from tclk_tui.engine.errors import EngineError, JournalUnwritable, journaling
 from tclk_tui.engine.events import Notice, NoticeLevel
+from tclk_tui.engine.follow_policy import mailbox_want
 from tclk_tui.engine.gates import GateRefused
 from tclk_tui.engine.mailbox import Letter
+from tclk_tui.engine.read_scheduler import Want
 from tclk_tui.protocol.arbitration import combine_secret, combine_witness
 from tclk_tui.protocol.builders import make_cancel
 from tclk_tui.protocol.codec import encode_frame, try_decode_frame
@@ -32,6 +34,7 @@ from tclk_tui.protocol.locks import point_lock_from_witness, verify_secret
 from tclk_tui.protocol.naming import OFFER_ROOM
 from tclk_tui.protocol.panel import Panel, panel_of
 from tclk_tui.protocol.transcript import TranscriptRecord, verify_transcript_record
+from tclk_tui.technocore.budget import traffic
 from tclk_tui.technocore.e2e import E2EError, decrypt_line, encrypt_line
 from tclk_tui.technocore.errors import VenueError
 from tclk_tui.vault.seed import derive_bytes
@@ -44,7 +47,7 @@ SETTING_PRIVATE_ACCEPT = "private-accept:"
 SETTING_HELD_SHARE = "held-share:"  # in the vault: the dealer's own share (its mint)
 SETTING_SEALED_SHARE = "held-share-sealed:"  # in the journal: a share dealt to us, sealed
 SHARE_KEY_DOMAIN = "tclk-tui/v1/held-share"
-POLL_S = 1.0
+POLL_S = 60.0  # the catch-up poll; new lines in our mailboxes are followed as they land
 ADVERTISE_EVERY_S = 600.0
 
 
@@ -444,15 +447,47 @@ def expected_senders(wallet: Wallet) -> dict[str, int]:
     return ranks
 
 
+def follow_mail(wallet: Wallet) -> None:
+    """Hand our mailboxes and the channels of expected senders to the read scheduler: a new
+    line in one of them opens the letters (`poll_letters`); a channel once handed over (or
+    aged out) is dropped. Strangers' channels are read in turn by each poll, a few at a time."""
+    mail, reads = wallet.mail, wallet.reads
+
+    async def on_events(events: list) -> None:
+        if any(getattr(event, "records", None) for event in events):
+            await poll_letters(wallet)
+            follow_mail(wallet)
+
+    def mailbox(quiet_s: float) -> Want:
+        return mailbox_want(wallet.book)
+
+    def channel(room: str) -> Callable[[float], Want]:
+        # A channel carries one letter, written right after its seal: read it eagerly
+        # until the letter is handed over, then never again.
+        return lambda quiet_s: Want.HOT if mail.channel_open(room) else Want.DROP
+
+    for room in mail.mailboxes():
+        reads.add(room, handler=on_events, want=mailbox, since=mail.cursor(room),
+                  suppress_echoes=True)
+    for room in mail.expected_channels():
+        reads.add(room, handler=on_events, want=channel(room), since=mail.cursor(room),
+                  suppress_echoes=True)
+
+
 async def run(wallet: Wallet) -> None:
-    """Keep the DID note current and read the mailbox while the wallet follows the venue."""
+    """Follow the mail, keep the DID note current (an optional write, paced as such), and
+    poll once in a while as well: a stranger's channel is read only by a poll, in turn."""
+    follow_mail(wallet)
     since_advert = ADVERTISE_EVERY_S
     while not wallet.background.closed:
         try:
             if since_advert >= ADVERTISE_EVERY_S:
-                await wallet.advertise()
+                with traffic("optional"):
+                    await wallet.advertise()
                 since_advert = 0.0
-            await poll_letters(wallet)
+            with traffic("follow"):
+                await poll_letters(wallet)
+            follow_mail(wallet)
         except (VenueError, EngineError) as exc:
             _note(wallet, "warning", f"private mail: {exc}")
         except asyncio.CancelledError:

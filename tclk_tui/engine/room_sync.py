@@ -19,6 +19,8 @@ from tclk_tui.engine.deal_book import DealBook
 from tclk_tui.engine.decoded import DecodedLines
 from tclk_tui.engine.events import EventBus, Notice, VenueState, VenueStatus
 from tclk_tui.engine.evidence import Evidence
+from tclk_tui.engine.follow_policy import board_want, deal_room_want
+from tclk_tui.engine.read_scheduler import ReadScheduler, Want
 from tclk_tui.engine.words import plural
 from tclk_tui.protocol.naming import OFFER_ROOM
 from tclk_tui.protocol.transcript import TranscriptRecord, VerifyResult
@@ -38,7 +40,6 @@ from tclk_tui.technocore.follow import (
 from tclk_tui.technocore.records import RoomView, VenueRecord, signature_key
 
 READ_LIMIT = 200
-RETRY_S = 2.0
 _VERIFIED = VerifyResult(True, None)
 
 
@@ -53,7 +54,7 @@ class RoomSync:
     def __init__(self, *, did: str, client: VenueClient, journal: Journal, board: OffersBoard,
                  book: DealBook, evidence: Evidence, events: EventBus,
                  background: Background, now_ms: Callable[[], int],
-                 on_new_senders: Callable[[], None]) -> None:
+                 on_new_senders: Callable[[], None], reads: ReadScheduler) -> None:
         self.did = did
         self.client = client
         self.journal = journal
@@ -66,7 +67,8 @@ class RoomSync:
         self._on_new_senders = on_new_senders
         self.status = VenueStatus("connecting")
         self.following = False
-        self._followed: set[str] = set()
+        self.reads = reads
+        self._room_deals: dict[str, DealSession] = {}
         # Board records the journal replay brought in (and whether each verified), so an
         # export of the same ring, when the read after the cursor cannot do, does not verify
         # them again; emptied by the first sync.
@@ -115,7 +117,7 @@ class RoomSync:
                     room_export = await self.client.export(deal.room)
                     self.ingest(deal.room, list(room_export.verified), room_export.generation)
             await self.check_locks()
-            self.set_status("following" if self._followed else "connecting", "")
+            self.set_status("following" if self.following else "connecting", "")
         finally:
             self.first_read.set()
 
@@ -205,6 +207,7 @@ class RoomSync:
                 if deal.room == room:
                     deal.ingest_room(transcript, verified=True)  # `signed`: checked on reading
                     self.book.sync_row(deal)
+            self.reads.kick()  # a deal's state may have changed how eagerly it is read
 
     def board_reject(self, reason: str, seq: int | None, raw: object) -> None:
         """A board item the venue client could not even read as a record: count it too."""
@@ -241,6 +244,7 @@ class RoomSync:
         earlier = await self._unread_before(record)
         self.ingest(record.room, [*(earlier or []), record], record.generation,
                     complete=earlier is not None)
+        self.reads.touch(record.room)  # the counterparty's answer may come at once
         await self.check_locks()
 
     async def _unread_before(self, record: VenueRecord) -> list[VenueRecord] | None:
@@ -278,37 +282,43 @@ class RoomSync:
     # -- following --------------------------------------------------------------------------
 
     def start_following(self) -> None:
+        """Hand the board and every live deal room to the read scheduler (a settled deal
+        whose receipts are in, or quiet since, is not followed again)."""
         self.following = True
+        if self.status.state == "connecting":  # the venue answered the first reads
+            self.set_status("following", "")
         self.follow(OFFER_ROOM)
-        for deal in self.book:  # a settled deal's missing receipt is read at each sync
-            if deal.room and not deal.state.terminal:
-                self.follow(deal.room)
+        for deal in self.book:
+            self.follow(deal.room)
 
     def follow(self, room: str | None) -> None:
-        if room is None or room in self._followed or self.background.closed:
+        if room is None or self.background.closed or self.reads.following(room):
             return
-        self._followed.add(room)
-        self.background.spawn(self._follow_room(room))
-
-    async def _follow_room(self, room: str) -> None:
         cursor = self.journal.cursor(room)
-        since = cursor.seq if cursor else None
-        generation = cursor.generation if cursor else None
-        while not self.background.closed:
-            try:
-                follower = self.client.follow(room, since=since, generation=generation)
-                async for event in follower:
-                    await self._on_follow_event(room, event)
-                    # Only after the event is folded in: a batch that failed is read again.
-                    since, generation = follower.cursor, follower.generation
-            except VenueError as exc:
-                self.set_status("reconnecting", f"{room}: {exc}")
-                await asyncio.sleep(RETRY_S)
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:  # a follower must never die silently
-                self.events.publish(Notice("error", f"following {room} failed: {exc}"))
-                await asyncio.sleep(RETRY_S)
+        if room == OFFER_ROOM:
+            def want(quiet_s: float) -> Want:
+                return board_want(self.book, self.did, self.now_ms())
+        else:
+            def want(quiet_s: float) -> Want:
+                deal = self._deal_of(room)
+                if deal is None:
+                    return Want.DROP
+                return deal_room_want(deal, self.now_ms(), quiet_s)
+
+        async def handler(events: list[FollowEvent]) -> None:
+            for event in events:
+                await self._on_follow_event(room, event)
+
+        self.reads.add(room, handler=handler, want=want,
+                       since=cursor.seq if cursor else None,
+                       generation=cursor.generation if cursor else None)
+
+    def _deal_of(self, room: str) -> DealSession | None:
+        deal = self._room_deals.get(room)
+        if deal is None or deal.room != room:
+            self._room_deals = {d.room: d for d in self.book if d.room}
+            deal = self._room_deals.get(room)
+        return deal
 
     async def _on_follow_event(self, room: str, event: FollowEvent) -> None:
         if isinstance(event, RecordsEvent):
@@ -348,6 +358,14 @@ class RoomSync:
                 self.board_reject(event.reason, event.seq, event.raw)
             else:
                 self.events.publish(Notice("warning", f"{room}: rejected record: {event.reason}"))
+
+    def follow_failed(self, room: str, exc: Exception) -> None:
+        """A read the venue refused outright, or a batch that could not be folded in (it is
+        read again): never silent."""
+        if isinstance(exc, VenueError):
+            self.set_status("reconnecting", f"{room}: {exc}")
+        else:
+            self.events.publish(Notice("error", f"following {room} failed: {exc}"))
 
     def set_status(self, state: VenueState, detail: str) -> None:
         status = VenueStatus(state, detail)

@@ -27,6 +27,7 @@ from textual.widget import Widget
 from textual.widgets import Footer, TabbedContent, TabPane
 
 from tclk_tui.engine.events import (
+    Alert,
     BoardChanged,
     DeadlineWarning,
     DealAdvanced,
@@ -72,6 +73,7 @@ from tclk_tui.tui.secret_screen import SecretScreen
 from tclk_tui.tui.themes import DEFAULT_THEME, FALLBACK_THEME, load_themes
 from tclk_tui.tui.transcript_table import TranscriptTable
 from tclk_tui.tui.vault_pane import VaultPane
+from tclk_tui.tui.venue_budget_text import budget_lines
 
 SEVERITY = {"info": "information", "warning": "warning", "error": "error"}
 SEED_WARNING = ("Write this down on paper now and keep it offline. Anyone who reads it can "
@@ -255,6 +257,7 @@ class TclkApp(App[None]):
             self.say(f"keymap: {clean(problem, max_len=300)}", "warning")
         if self.first_run:
             self._welcome()
+        self._show_alerts()  # what was raised while no screen was attached
 
     def _welcome(self) -> None:
         """A new profile: where its secrets are, and a nudge to back up the seed."""
@@ -305,6 +308,7 @@ class TclkApp(App[None]):
         checking: int | None = None
         board_touched = False
         deals_touched = False
+        alerted = False
         for event in batch:
             self.events_applied += 1
             if isinstance(event, BoardChanged):
@@ -319,15 +323,32 @@ class TclkApp(App[None]):
                 self._warn_deadline(event)
             elif isinstance(event, VenueStatus):
                 self.show_venue_status(event)
+            elif isinstance(event, Alert):
+                alerted = True
             elif isinstance(event, Notice):
                 self.say(clean(event.text, max_len=400),
                          SEVERITY.get(event.level, "information"))
+        if alerted:
+            self._show_alerts()
         if board_touched:
             self._board_changed(added, updated - added, checking)
         if deals_touched:
             self.refresh_deals()
             if self.active_pane == "vault":
                 self.refresh_vault()
+
+    def _show_alerts(self) -> None:
+        """Ring the bell and show each alert no face has shown yet (the engine raised it while
+        we were away, or just now); each is shown once."""
+        try:
+            alerts = self.wallet.take_alerts()
+        except Exception as exc:
+            self.report("reading the alerts", exc, "warning")
+            return
+        if alerts:
+            self.bell()
+        for alert in alerts:
+            self.say(f"ALERT: {clean(alert.text, max_len=400)}", "warning")
 
     def show_venue_status(self, status: VenueStatus) -> None:
         self.query_one(HeaderBar).show_status(status)
@@ -844,7 +865,13 @@ class TclkApp(App[None]):
         text = venue_text(status.state).plain
         if status.detail:
             text += f": {clean(status.detail, max_len=400)}"
-        self.say(f"venue {clean(self.wallet.venue_url, max_len=80)}: {text}")
+        try:
+            budget = self.wallet.venue_budget()
+        except Exception as exc:  # an owner gone away: the status still says what it knows
+            budget, text = None, text + f" (budgets unknown: {describe_error(exc)})"
+        lines = budget_lines(budget) if budget is not None else []
+        self.say("\n".join([f"venue {clean(self.wallet.venue_url, max_len=80)}: {text}",
+                            *lines]))
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
