@@ -152,15 +152,14 @@ class Funding:
                                         ("balance", format_units(balance, ETHER))]
         problems: list[str] = []
         cap = self.sender.cap
-        try:
-            fees = await self.sender.fees(kind="lock")
-        except SettlementError as exc:
-            problems.append(problem_text(exc))
-            max_fee = cap.max_fee_wei
-        else:
-            max_fee = fees["maxFeePerGas"]
+        read = await self.sender.read_fees()
+        max_fee = read.fields()["maxFeePerGas"] if read.fits else cap.max_fee_wei
         facts.append(("fee cap", f"max_fee_gwei {gwei_text(cap.max_fee_wei)}, "
                       f"max_priority_fee_gwei {gwei_text(cap.max_priority_fee_wei)}"))
+        if not read.fits:  # not a refusal: confirmed, the lock waits in the account's queue
+            facts.append(("network fee", f"{read.reason()}: once confirmed, the lock waits in "
+                          f"the account's queue (journaled, nothing signed) until the fee "
+                          "fits, at most until claimByMs, and is dropped unsent after that"))
         plan: DepositPlan | None = None
         try:
             plan = await self.plan(want, now_s)
