@@ -201,6 +201,11 @@ class SettlementRail(Protocol):
         """The account's transactions waiting for the fee, oldest first (no I/O)."""
         ...
 
+    def fee_note(self) -> str:
+        """What the fee last read means for a transaction sent now ("" when it fits, or
+        when the rail pays no fee), for the gates (no I/O)."""
+        ...
+
     def cancel_fee_wait(self, contract: str, action: str) -> bool:
         """Drop a transaction waiting for the fee before it is signed; False when none waits
         (never queued, or already being sent)."""
@@ -263,6 +268,9 @@ class RailFeatures:
 
     def fee_waits(self) -> tuple[FeeWait, ...]:
         return ()
+
+    def fee_note(self) -> str:
+        return ""
 
     def cancel_fee_wait(self, contract: str, action: str) -> bool:
         return False

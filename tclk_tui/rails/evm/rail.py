@@ -68,7 +68,7 @@ from .funding import Funding, explain_revert, problem_text
 from .ref import EvmRef, format_ref, parse_ref
 from .rpc import NodeClient, hex_int
 from .token import ETHER, TokenAsset, check_token, read_token
-from .tx import REPLACE_AFTER_S, FeeCap, Receipt, Sender
+from .tx import REPLACE_AFTER_S, FeeCap, FeeRead, Receipt, Sender
 from .txlog import TxLog
 
 __all__ = ["EvmConfig", "EvmHtlcRail", "LockReport", "deploy_escrow"]
@@ -162,6 +162,7 @@ class EvmHtlcRail(RailFeatures):
         self._last_balance: int | None = None
         self._last_tokens: dict[str, int] = {}
         self._ops: dict[tuple[str, str], _Operation] = {}
+        self._last_fee: FeeRead | None = None
 
     def __repr__(self) -> str:
         return (f"EvmHtlcRail(chain={self.config.chain_id}, escrow={self.config.escrow}, "
@@ -241,6 +242,14 @@ class EvmHtlcRail(RailFeatures):
 
     def fee_waits(self) -> tuple[FeeWait, ...]:
         return self.sender.queue.fee_waits()
+
+    def fee_note(self) -> str:
+        read = self._last_fee
+        if read is None or read.fits:
+            return ""
+        return (f"{read.reason()} when the account was last read: once confirmed, the "
+                "transaction waits in the account's queue, journaled and unsigned, until the "
+                "fee fits")
 
     def cancel_fee_wait(self, contract: str, action: str) -> bool:
         return self.sender.queue.cancel(contract, action)
@@ -335,10 +344,12 @@ class EvmHtlcRail(RailFeatures):
         return await self.node.balance(address or self.address)
 
     async def refresh_account(self) -> None:
-        """Read this account's balances now (ether and each token) for `account_text`; a
-        configured token that is not what `evm.json` says (no code, other decimals) is
-        refused here, so the operator hears of it before any deal needs it."""
+        """Read this account's balances now (ether and each token) for `account_text`, and the
+        network's fee for `fee_note`; a configured token that is not what `evm.json` says (no
+        code, other decimals) is refused here, so the operator hears of it before any deal
+        needs it."""
         self._last_balance = await self.balance()
+        self._last_fee = await self.sender.read_fees()
         problem: SettlementError | None = None
         for symbol, token in self.config.assets.items():
             try:
