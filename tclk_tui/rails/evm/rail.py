@@ -568,8 +568,14 @@ class EvmHtlcRail(RailFeatures):
         plan = await self.funding.plan(want, now_s)
         wait = self._lock_wait(terms, want)
         if plan.approve is not None:
-            await self._approve(want, lock_hex, plan.approve, wait)
+            sent = await self._approve(want, lock_hex, plan.approve, wait)
             plan = await self.funding.plan(want, await self._lock_time(want, terms))
+            if plan.approve is not None and not sent:
+                # The journaled approve (sent before a crash) was taken up, but its allowance
+                # is gone (spent by another lock in the token, overwritten from another wallet
+                # on the account): one fresh approve of exactly the amount.
+                await self._approve(want, lock_hex, plan.approve, wait, fresh=True)
+                plan = await self.funding.plan(want, await self._lock_time(want, terms))
             if plan.approve is not None:
                 left = plan.token.allowance if plan.token else 0
                 raise _refuse(f"the token's allowance is still below the amount after the "
@@ -585,17 +591,21 @@ class EvmHtlcRail(RailFeatures):
         return await self._confirmed_lock(receipt, lock, ref, want)
 
     async def _approve(self, want: Expectation, lock_hex: str, data: bytes,
-                       wait: WaitPlan) -> None:
+                       wait: WaitPlan, *, fresh: bool = False) -> bool:
+        """The lock's approve: the journaled one taken up (unless `fresh`), else a new one
+        sent; True when a new one was sent."""
         token = want.asset.address or ""
         journaled = self.txlog.find(self.config.chain_id, "approve", lock_hex)
         receipt = None
-        if journaled is not None and journaled.state not in _SETTLED_STATES:
+        if not fresh and journaled is not None and journaled.state not in _SETTLED_STATES:
             receipt = await self.sender.resume(journaled, None)
+        sent = receipt is None
         if receipt is None:
             receipt = await self.sender.send(kind="approve", lock_id=lock_hex, to=token,
                                              data=data, value=0, keep_raw=True, wait=wait)
         if not receipt.ok:
             raise _refuse(f"the approve transaction {receipt.tx_hash} reverted", "reverted")
+        return sent
 
     async def _confirmed_lock(self, receipt: Receipt, lock: bytes, ref: str,
                               want: Expectation) -> str:

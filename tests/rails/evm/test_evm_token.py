@@ -17,6 +17,7 @@ from tclk_tui.rails.base import SettlementError
 from tclk_tui.rails.evm import EvmHtlcRail, NodeClient, TokenAsset, TxLog, address_of_key
 from tclk_tui.rails.evm.escrow import claim_data
 from tclk_tui.rails.evm.funding import NOT_SIMULATED, SIMULATED
+from tclk_tui.rails.evm.token import approve_data
 from tests.rails.evm.chain import ETHER, fresh_key, hash_pair, make_terms, point_pair, public_key
 from tests.rails.evm.hostile import hostile_node
 
@@ -245,3 +246,31 @@ async def test_a_node_that_cannot_simulate_is_said_and_the_escrow_refuses_last(s
         assert error.code == "token-fee-on-transfer", error  # the escrow's refusal, last
         assert _kinds(payer.txlog.all()) == ["approve"]
         assert await chain.token_balance(fee, chain.escrow) == 0
+
+
+async def test_an_approve_whose_allowance_is_gone_before_its_deposit_is_given_again(
+        shared_chain):
+    chain = shared_chain
+    token = await chain.token("FLOP", 18, permits=False)
+    payer = await chain.rail("payer", wei=ETHER)
+    await chain.mint(token, payer.address, 10 * UNITS_18)
+    terms = make_terms(await chain.now_s(), statement=hash_pair()[1], amount=UNITS_18,
+                       asset="FLOP")
+    payee_key = public_key(fresh_key())
+
+    def killed(step: str) -> None:  # the wallet stops once its approve is out
+        if step == "evm-approve-sent":
+            raise RuntimeError("killed")
+
+    payer.sender.on_step = killed
+    with pytest.raises(RuntimeError):
+        await payer.lock(terms, payee_key=payee_key)
+    payer.sender.on_step = lambda step: None
+    assert await chain.allowance(token, payer.address, chain.escrow) == UNITS_18
+    # Meanwhile the allowance is spent or overwritten (another lock in the token, another
+    # wallet on the account): the journaled approve no longer pays for this deposit.
+    await chain.send_as(payer.key, token.address or "", approve_data(chain.escrow, 0))
+    ref = await payer.lock(terms, payee_key=payee_key)
+    assert await payer.verify_lock(terms, ref, payee_key=payee_key)
+    assert _kinds(payer.txlog.all()) == ["approve", "approve", "deposit"]
+    assert await chain.token_balance(token, chain.escrow) == UNITS_18
