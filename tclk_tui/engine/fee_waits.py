@@ -43,6 +43,7 @@ class FeeWaitDesk:
         self.one_shot = False  # a wallet that lives for one call: its waits go on elsewhere
         self._followed: set[tuple[str, str]] = set()  # (deal id, rail action)
         self._resuming: set[tuple[str, str]] = set()
+        self._said: dict[tuple[str, str], str] = {}  # the last failure said, per wait
 
     def follow(self, deal: DealSession, action: str, waiting: FeeWaiting,
                finish: Finish) -> None:
@@ -125,12 +126,16 @@ class FeeWaitDesk:
         takes up the same journaled wait; nothing is signed twice)."""
         log.info("deal %s: taking up its %s that waits for the fee (journaled)", deal.deal_id,
                  wait.action)
+        key = (deal.deal_id, wait.action)
         try:
             await deal.resume_fee_wait(rail_id, wait.action)
-        except Exception as exc:
-            self.events.publish(Notice("warning", f"the {wait.action} that waited for the fee "
-                                       f"could not be taken up again: "
-                                       f"{str(exc).removeprefix('tclk: ')}",
-                                       deal_id=deal.deal_id))
+        except Exception as exc:  # said once per distinct failure (a node down for a while)
+            text = (f"the {wait.action} that waited for the fee could not be taken up again: "
+                    f"{str(exc).removeprefix('tclk: ')}")
+            if self._said.get(key) != text:
+                self._said[key] = text
+                self.events.publish(Notice("warning", text, deal_id=deal.deal_id))
+        else:
+            self._said.pop(key, None)
         finally:
-            self._resuming.discard((deal.deal_id, wait.action))
+            self._resuming.discard(key)

@@ -182,6 +182,15 @@ class FeeQueue:
                     ticket.wake.set()
         return done
 
+    def abandon(self, action: str, lock_id: str, reason: str) -> None:
+        """The operation a journaled wait belonged to ended without sending (refused on the way
+        out: the balance, the chain's state): the wait is over, dropped, never resumed."""
+        held = {t.row.id for t in self._tickets if t.row is not None}
+        for row in list(self._rows.values()):
+            if (row.action, row.lock_id) == (action, lock_id) and row.id not in held:
+                self.txlog.end_wait(row, "dropped", reason)
+                self._rows.pop(row.id, None)
+
     def expire_due(self, now_s: int) -> list[WaitRow]:
         """Journaled waits nothing holds whose deadline has passed: dropped unsent."""
         held = {t.row.id for t in self._tickets if t.row is not None}

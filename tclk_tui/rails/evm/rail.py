@@ -75,6 +75,7 @@ __all__ = ["EvmConfig", "EvmHtlcRail", "LockReport", "deploy_escrow"]
 log = logging.getLogger(__name__)
 
 _SETTLED_STATES = ("failed", "dropped")  # a journaled row in these never counts: send anew
+_TRANSPORT = ("node-unreachable", "node-stalled", "bad-node")  # the node, not the operation
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,11 +235,21 @@ class EvmHtlcRail(RailFeatures):
         raise FeeWaiting(op.signal.wait, _Done(op.task))
 
     def _finished(self, key: tuple[str, str], op: _Operation, _task: object) -> None:
+        """An operation ended. One that failed for a reason of its own (not the node's
+        silence) leaves no wait behind: a wait journaled for it is over, never resumed."""
         if self._ops.get(key) is op:
             del self._ops[key]
-        if not op.task.cancelled() and op.task.exception() is not None and op.signal.wait:
+        if op.task.cancelled():
+            return  # a close, like a crash: its wait stays journaled
+        error = op.task.exception()
+        if error is None:
+            return
+        code = getattr(error, "code", type(error).__name__)
+        if code not in _TRANSPORT:
+            self.sender.queue.abandon(key[0], key[1], str(error).removeprefix("tclk: "))
+        if op.signal.wait is not None:
             log.warning("evm %s for lock %s ended after waiting for the fee: %s", key[0],
-                        key[1], getattr(op.task.exception(), "code", "error"))
+                        key[1], code)
 
     def fee_waits(self) -> tuple[FeeWait, ...]:
         return self.sender.queue.fee_waits()

@@ -12,6 +12,8 @@ import dataclasses
 from decimal import Decimal
 
 import pytest
+from eth_abi import encode
+from eth_utils import keccak
 
 from tclk_tui.rails.base import FeeWaiting, SettlementError
 from tclk_tui.rails.evm import EvmHtlcRail, TxLog
@@ -232,3 +234,24 @@ async def test_a_claim_killed_while_it_waits_resumes_the_wait_and_claims_once(sh
         log.close()
     assert await chain.node.nonce(payee.address, "latest") == 1
     assert await payer.lock_status(ref) == "claimed"
+
+
+async def test_a_wait_whose_lock_is_refused_once_the_fee_fits_ends_and_is_never_resumed(
+        shared_chain, fee):
+    chain = shared_chain
+    token = await chain.token("USDC", 6)
+    payer = await chain.rail("payer", wei=ETHER, config=capped(chain))
+    await chain.mint(token, payer.address, 1000)
+    terms = await _terms(chain, amount=1000, asset="USDC")
+    await fee(5)
+    wait = await waiting(payer.lock(terms, payee_key=public_key(fresh_key())))
+    # While it waits, the account's tokens go elsewhere (another wallet on the account).
+    sweep = keccak(text="transfer(address,uint256)")[:4] + encode(
+        ["address", "uint256"], [chain.escrow, 1000])
+    await chain.send_as(payer.key, token.address or "", sweep)
+    await fee(1, mine=True)
+    with pytest.raises(SettlementError) as refused:
+        await asyncio.wait_for(wait.done, 20)
+    assert refused.value.code == "insufficient-token-balance"
+    assert [w.state for w in payer.txlog.all_waits()] == ["dropped"]
+    assert payer.fee_waits() == () and payer.txlog.all() == []
