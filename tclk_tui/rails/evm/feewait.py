@@ -28,7 +28,6 @@ the operation goes on in its task and sends when the fee fits.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -51,7 +50,6 @@ log = logging.getLogger(__name__)
 
 WAIT_POLL_S = 1.0  # how often the head of the queue asks for the block number
 FEE_RECHECK_S = 15.0  # the fee is read at least this often, new block or not
-TURN_POLL_S = 0.05  # how often a transaction behind the head looks at the queue (no I/O)
 _ACTION_OF = {"deposit": "lock", "approve": "lock", "claim": "claim", "refund": "refund"}
 
 
@@ -281,6 +279,7 @@ class FeeQueue:
             self._block = None
             self._tickets[0].wake.set()
         while True:
+            ticket.wake.clear()  # before looking: a wake from now on is not lost
             if ticket.cancelled:
                 raise _cancelled(ticket)
             if self._tickets[0] is ticket:
@@ -292,17 +291,14 @@ class FeeQueue:
                     if read.fits:
                         return read.fields()
                     self._waits(ticket, read, now_s, ahead=0)
-                sleep = WAIT_POLL_S
-            else:
-                if self._epoch > epoch and self._last is not None:
-                    self._expire_if_due(ticket, self._last_now_s)
-                    if not self._fits:
-                        self._waits(ticket, self._last, self._last_now_s,
-                                    ahead=self._tickets.index(ticket))
-                sleep = TURN_POLL_S
-            ticket.wake.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(ticket.wake.wait(), sleep)
+            elif self._epoch > epoch and self._last is not None:
+                self._expire_if_due(ticket, self._last_now_s)
+                if not self._fits:
+                    self._waits(ticket, self._last, self._last_now_s,
+                                ahead=self._tickets.index(ticket))
+            # The head wakes for its next poll; those behind it for the head's reads, its
+            # leaving, or a cancel.
+            await _sleep(ticket.wake, WAIT_POLL_S)
 
     async def _poll(self, *, force: bool = False) -> FeeRead | None:
         """The fee, when a new block came (or `FEE_RECHECK_S` passed, or `force`); None
@@ -334,6 +330,8 @@ class FeeQueue:
         self._epoch += 1
         self._fits = read.fits
         self._last = read
+        for ticket in self._tickets[1:]:  # those behind the head look at the news
+            ticket.wake.set()
 
     def _expire_if_due(self, ticket: Ticket, now_s: int) -> None:
         plan = ticket.plan
@@ -376,6 +374,17 @@ class FeeQueue:
         if not ticket.told and ticket.signal is not None:
             ticket.told = True
             ticket.signal.waiting(ticket.wait)
+
+
+async def _sleep(wake: asyncio.Event, timeout_s: float) -> None:
+    """Until `wake` is set or `timeout_s` passed. Not `asyncio.wait_for`: on Python 3.11 it
+    can swallow a cancel that lands as the event is set, and a closing wallet's cancel must
+    always stop the wait."""
+    waiter = asyncio.ensure_future(wake.wait())
+    try:
+        await asyncio.wait({waiter}, timeout=timeout_s)
+    finally:
+        waiter.cancel()
 
 
 def _cancelled(ticket: Ticket) -> SettlementError:
