@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tclk_tui.cli_text import TEXT
 from tclk_tui.engine.commands import execute
 from tclk_tui.engine.events import Notice
 from tclk_tui.engine.evm import save_evm_settings
@@ -116,6 +117,8 @@ async def test_a_lock_over_the_cap_waits_says_so_everywhere_and_is_announced_onc
     assert "it can wait until claimByMs" in said and "s from now" in said
     status = await execute(pair.alice, "status", {"deal": deal_id})
     assert status["fee_wait"] == said
+    assert TEXT["lock"](done) == f"lock: {deal_id} is accepted, and {said}"  # the CLI's line
+    assert f"waiting: {said}" in TEXT["status"](status).splitlines()
     assert f"WAITING: {said}" in summary_text(deal_a.view()).plain  # the app's deal room
     assert [n.text for n in notices(events) if n.deal_id == deal_id] == [said]
     rail = pair.alice.rails["evm-htlc"]
@@ -154,8 +157,10 @@ async def test_a_waiting_claim_is_dropped_by_the_operator_and_nothing_is_reveale
     assert dropped["cancelled"] == ["claim"] and dropped["fee_wait"] is None
     await until(lambda: any("ended without being sent" in n.text for n in notices(events)),
                 timeout_s=10)
+    assert TEXT["cancel-wait"](dropped) == f"{deal_id}: dropped unsent: claim"
     again = await execute(pair.bob, "cancel-wait", {"deal": deal_id})
     assert again["cancelled"] == []
+    assert TEXT["cancel-wait"](again).startswith(f"{deal_id}: nothing dropped")
     assert pair.bob.rails["evm-htlc"].txlog.all() == []  # no claim: the secret never left
     await pair.fee(1, mine=True)
     await pair.alice.sync()
