@@ -68,9 +68,18 @@ def accept(a: Answer) -> str:
 
 def _performed(action: str) -> Callable[[Answer], str]:
     def text(a: Answer) -> str:
+        if a.get("fee_wait"):
+            return f"{action}: {a['deal']} is {a['status']}, and {a['fee_wait']}"
         return f"{action}: {a['deal']} is now {a['status']}"
 
     return text
+
+
+def cancel_wait(a: Answer) -> str:
+    if not a.get("cancelled"):
+        return (f"{a['deal']}: nothing dropped (no transaction of it waits for the fee, or it "
+                "is already being sent)")
+    return f"{a['deal']}: dropped unsent: {', '.join(a['cancelled'])}"
 
 
 def status(a: Answer) -> str:
@@ -80,6 +89,8 @@ def status(a: Answer) -> str:
     if a.get("disagreement"):
         lines.insert(3, f"UNKNOWN: {a['disagreement']}; `tclk-tui reconcile {a['deal'][:12]}` "
                         "re-reads the rail and re-folds")
+    if a.get("fee_wait"):
+        lines.append(f"waiting: {a['fee_wait']}")
     if a.get("accepted_by"):
         lines.append(f"accepted by: {a['accepted_by']}")
     lines += [f"refused accept from {r['from']}: {r['reason']}"
@@ -169,7 +180,8 @@ def bundle_lines(b: Answer) -> list[str]:
 TEXT: Mapping[str, Callable[[Answer], str]] = {
     "identity": identity, "board": board, "offer": offer, "accept": accept,
     "lock": _performed("lock"), "reveal": _performed("reveal"),
-    "refund": _performed("refund"), "cancel": _performed("cancel"), "status": status,
+    "refund": _performed("refund"), "cancel": _performed("cancel"),
+    "cancel-wait": cancel_wait, "status": status,
     "deals": deals, "heartbeat": heartbeat, "receipt": receipt, "rails": rails, "tally": tally,
     "audit": audit, "reconcile": status,
 }

@@ -375,6 +375,7 @@ def deal_summary(view: DealView) -> dict[str, Any]:
         "rail": view.rail, "rail_ref": view.rail_ref, "counterparty": view.counterparty,
         "room": view.room, "actions": sorted(view.actions),
         "last_safe_ms": view.deadlines.last_safe_ms, "secret_held": view.secret_held,
+        "fee_wait": view.fee_wait or None,
     }
 
 
@@ -575,6 +576,12 @@ async def _status(wallet: Wallet, p: dict[str, Any]) -> DealView:
 
 async def _reconcile(wallet: Wallet, p: dict[str, Any]) -> DealView:
     return await _deal(wallet, p["deal"]).reconcile()
+
+
+async def _cancel_wait(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
+    deal = _deal(wallet, p["deal"])
+    cancelled = deal.cancel_fee_waits(p["action"])
+    return {**deal_summary(deal.view()), "cancelled": cancelled}
 
 
 async def _deals(wallet: Wallet, p: dict[str, Any]) -> list[DealView]:
@@ -890,6 +897,12 @@ RECONCILE = Command(
     "reconcile", "re-read the rail and re-fold a deal whose rail and transcript disagree",
     (_DEAL,), "the same answer as status; a refund is in actions once the window is open and "
     "the rail holds the funds", gated=False, run=_reconcile, wire=deal_detail)
+CANCEL_WAIT = Command(
+    "cancel-wait", "drop a deal's transaction that waits for the fee, before it is signed",
+    (_DEAL, Param("action", str, "only this one (default: whichever waits)",
+                  choices=("lock", "claim", "refund"))),
+    "the deal summary plus {cancelled: [the actions dropped]} (none: nothing was waiting, or "
+    "it was already being sent)", gated=False, run=_cancel_wait)
 DEALS = Command(
     "deals", "list this profile's deals", (),
     "{deals: [deal summary]}, newest first", gated=False, run=_deals, wire=_deal_list)
@@ -1017,7 +1030,8 @@ VERIFY_VOTE = Command(
     "{opens}", gated=False, run=_verify_vote, cli=False)
 
 REGISTRY: Mapping[str, Command] = types.MappingProxyType({c.name: c for c in (
-    IDENTITY, BOARD, OFFER, ACCEPT, LOCK, REVEAL, REFUND, CANCEL, STATUS, DEALS, HEARTBEAT,
+    IDENTITY, BOARD, OFFER, ACCEPT, LOCK, REVEAL, REFUND, CANCEL, CANCEL_WAIT, STATUS, DEALS,
+    HEARTBEAT,
     RECEIPT, RAILS, TALLY, AUDIT, RECONCILE, CASES, MINT, RELEASE, WITHHOLD, VOTE, ROUND,
     COMMITTEE, EVIDENCE, AUDIT_DEAL, SEED_BACKUP, SEED_RESTORE, SECRET_REVEAL, SPLIT, COMBINE,
     COMMIT_VOTE, VERIFY_VOTE)})

@@ -28,6 +28,11 @@ CRASH_POINTS = (
     "evm-refund-sent",
     "evm-approve-signed",
     "evm-approve-sent",
+    # ... and once a transaction waiting for the fee is journaled (nothing signed yet).
+    "evm-deposit-waits",
+    "evm-claim-waits",
+    "evm-refund-waits",
+    "evm-approve-waits",
 )
 
 

@@ -14,7 +14,7 @@ import dataclasses
 import hashlib
 import logging
 import secrets as _secrets
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,7 +51,7 @@ from tclk_tui.protocol.transcript import (
     fold_transcript,
     verify_transcript_record,
 )
-from tclk_tui.rails.base import LockQuote, LockTerms, SettlementRail
+from tclk_tui.rails.base import FeeWait, FeeWaiting, LockQuote, LockTerms, SettlementRail
 from tclk_tui.technocore.budget import traffic
 
 log = logging.getLogger(__name__)
@@ -385,6 +385,10 @@ class DealSession:
             deal_id=self.deal_id, status=self.state.status,
             reason=None if last is None or last.ok else last.reason))
 
+    def announce(self) -> None:
+        """Tell the faces to redraw this deal (something beside its transcript changed)."""
+        self._announce(False)
+
     # -- views --------------------------------------------------------------------------------
 
     def counterparty(self) -> str | None:
@@ -532,7 +536,8 @@ class DealSession:
             lock_facts=self.lock_check.facts if self.lock_check is not None else (),
             rail_account=_account_text(rail),
             money_text=shown.text, money_minimal=shown.minimal,
-            accepted_by=self.accepted_by(), refused_accepts=tuple(self.refused_accepts()))
+            accepted_by=self.accepted_by(), refused_accepts=tuple(self.refused_accepts()),
+            fee_wait=self._fee_wait_text())
 
     # -- the rail beside the transcript ---------------------------------------------------------
 
@@ -854,6 +859,7 @@ class DealSession:
         if chosen is not None and (rail_obj := self._rail_for(chosen)) is not None \
                 and rail_obj.moves_value:
             self._quote_facts(chosen, facts, blockers, now)
+        self._fee_facts("lock", None, facts)  # the quote says what the fee is now
         facts.append(GateFact("payee", None, short(state.payee_did)))
         provenance = getattr(self.ctx, "provenance", None)
         if provenance is not None:  # an offer naming referees: the statement must be theirs
@@ -910,6 +916,7 @@ class DealSession:
         if rail is not None:
             facts.append(GateFact("settles value", None, "yes" if rail.moves_value else
                                   "NO: rehearsal rail, settles nothing"))
+        self._fee_facts("claim", rail, facts)
         facts.append(GateFact("payer", None, short(state.payer_did)))
         secret = self.ctx.secrets.deal_secret(self.deal_id)
         holds = secret is not None and state.statement is not None and verify_secret(
@@ -951,6 +958,7 @@ class DealSession:
             blockers.append(f"the rail shows the funds claimed ({check.rail} ref {check.ref})")
         rail, ref = self._refund_target()
         facts = [GateFact("rail", None, f"{rail} ref {ref}"), *self._time_facts(now)]
+        self._fee_facts("refund", self._rail_for(rail) if rail else None, facts)
         if check is not None:
             facts.insert(1, GateFact("funds on the rail", check.status == "locked",
                                      check.status or "no lock found"))
@@ -1035,6 +1043,9 @@ class DealSession:
         rail = self._rail_for(rail_id) if rail_id else None
         if rail_id is None or rail is None:
             raise GateRefused("no rail was chosen for this lock")
+        await self._lock_now(rail_id, rail)
+
+    async def _lock_now(self, rail_id: str, rail: SettlementRail) -> None:
         terms = self.terms()
         extra = self.rail_kwargs(rail)
         if await _safe_verify(rail, terms, terms.contract, **extra):
@@ -1042,9 +1053,20 @@ class DealSession:
         else:
             try:
                 ref = await rail.lock(terms, **extra)
+            except FeeWaiting as waiting:  # taken: the frame follows once the lock is mined
+                return await self._wait_for_fee(
+                    "lock", waiting, lambda ref: self._locked(rail_id, ref))
             except Exception as exc:  # a squatter on a world-writable note, an outage
                 raise GateRefused(f"the rail refused the lock: {exc}") from None
             crashpoint("after-rail-lock")
+        await self._announce_lock(rail_id, ref)
+
+    async def _locked(self, rail_id: str, ref: str) -> None:
+        crashpoint("after-rail-lock")
+        await self._announce_lock(rail_id, ref)
+
+    async def _announce_lock(self, rail_id: str, ref: str) -> None:
+        terms = self.terms()
         self.rail_check = None
         presig = None
         if self.offer["lock"] == "point":
@@ -1055,6 +1077,17 @@ class DealSession:
         with _rail_moved(f"the amount is locked on {rail_id} (ref {ref})", "lock"):
             await self._post(self.room, self._prospect("lock", rail=rail_id, ref=ref,
                                                        presig=presig))
+
+    async def _wait_for_fee(self, action: str, waiting: FeeWaiting,
+                            finish: Callable[[Any], Awaitable[None]]) -> None:
+        """The rail took `action`, but its transaction waits in the account's queue for the
+        fee: the caller hears it waits (the view's fee_wait, a notice) and the frame follows
+        once it is mined. A deal driven without a wallet around it waits here instead."""
+        desk = getattr(self.ctx, "fee_waits", None)
+        if desk is None:
+            await finish(await waiting.done)
+            return
+        desk.follow(self, action, waiting, finish)
 
     def _lock_on_rail(self) -> tuple[SettlementRail, str]:
         """The rail and ref the contract's lock names (a locked contract has both)."""
@@ -1068,10 +1101,15 @@ class DealSession:
         secret = self.ctx.secrets.deal_secret(self.deal_id)
         if secret is None:
             raise GateRefused("the vault holds no secret for this deal")
+        await self._claim_now(secret)
+
+    async def _claim_now(self, secret: str) -> None:
         rail, ref = self._lock_on_rail()
         try:
             await rail.claim(ref, secret)
             crashpoint("after-rail-claim")
+        except FeeWaiting as waiting:  # taken: the reveal follows once the claim is mined
+            return await self._wait_for_fee("claim", waiting, self._claimed)
         except TclkError as exc:
             # Only our own claim that landed before a crash lets the reveal go on; the rail's
             # word decides, never the wording of its error.
@@ -1081,16 +1119,31 @@ class DealSession:
                          "yours, and the secret is out on the rail", "reveal"):
             await self._post(self.room, self._prospect("reveal", secret=secret))
 
+    async def _claimed(self, _result: object) -> None:
+        crashpoint("after-rail-claim")
+        with _rail_moved(f"the claim went through on {self.state.rail}: the funds are "
+                         "yours, and the secret is out on the rail", "reveal"):
+            await self._post(self.room, self._prospect("reveal"))
+
     async def _do_refund(self, request: GateRequest) -> None:
+        await self._refund_now()
+
+    async def _refund_now(self) -> None:
         rail_id, ref = self._refund_target()
         rail = self._rail_for(rail_id) if rail_id else None
         if rail is None or ref is None:
             raise GateRefused("no rail holds a lock for this contract")
         try:
             await rail.refund(ref)
+        except FeeWaiting as waiting:  # taken: the refund frame follows once it is mined
+            return await self._wait_for_fee("refund", waiting,
+                                            lambda _: self._refunded(rail_id, ref))
         except TclkError as exc:
             if await _rail_status(rail, ref) != "refunded":
                 raise GateRefused(f"the rail refused the refund: {exc}") from None
+        await self._refunded(rail_id, ref)
+
+    async def _refunded(self, rail_id: str | None, ref: str) -> None:
         await self.check_rail()
         built = self._prospect("refund", ref=ref)
         if judge(self.state, built, self.ctx.now_ms()).ok:
@@ -1103,7 +1156,84 @@ class DealSession:
 
     async def _do_cancel(self, request: GateRequest) -> None:
         room = OFFER_ROOM if self.state.status == "proposed" else self.room
+        self.cancel_fee_waits("lock")  # a lock waiting for the fee must never follow a cancel
         await self._post(room, self._prospect("cancel"))
+
+    # -- transactions waiting for the fee -----------------------------------------------------
+
+    def fee_waits(self) -> list[tuple[str, FeeWait]]:
+        """This contract's transactions that wait for the fee on the rails, with their rail."""
+        contract = self.state.contract
+        if not contract or self.observer:
+            return []
+        return [(rail_id, wait) for rail_id, rail in self.ctx.rails.items()
+                for wait in rail.fee_waits() if wait.contract == contract]
+
+    def _fee_wait_text(self) -> str:
+        texts = []
+        for _rail_id, wait in self.fee_waits():
+            text = wait.text
+            desk = getattr(self.ctx, "fee_waits", None)
+            if not wait.held or (desk is not None and desk.one_shot):
+                text += ("; journaled: it goes on while the daemon or the app runs (`tclk-tui "
+                         f"cancel-wait {self.deal_id[:12]}` drops it)")
+            texts.append(text)
+        return "; ".join(texts)
+
+    def fee_wait_unwanted(self, action: str) -> str | None:
+        """Why this deal no longer wants the lock that waits for the fee (None: it still
+        does): a lock frame would be refused now (the deal was cancelled, its window closed).
+        A claim or a refund is never dropped here: the rail's own rules decide them (a claim's
+        deadline, a lock no longer held)."""
+        if action != "lock":
+            return None
+        legal = self.can("lock")
+        if legal.ok:
+            return None
+        return f"the deal no longer allows a lock ({legal.reason or self.state.status})"
+
+    async def resume_fee_wait(self, rail_id: str, action: str) -> None:
+        """Go on with a deal action whose transaction was journaled waiting for the fee before
+        a restart (the operator confirmed it then); the rail takes up that same wait."""
+        if action == "lock":
+            rail = self._rail_for(rail_id)
+            if rail is None:
+                raise GateRefused(f"this wallet has no {rail_id} rail")
+            await self._lock_now(rail_id, rail)
+        elif action == "claim":
+            secret = self.ctx.secrets.deal_secret(self.deal_id)
+            if secret is None:
+                raise GateRefused("the vault holds no secret for this deal")
+            await self._claim_now(secret)
+        elif action == "refund":
+            await self.check_rail()
+            await self._refund_now()
+
+    def cancel_fee_waits(self, action: str | None = None) -> list[str]:
+        """Drop this deal's transactions that wait for the fee (all, or one action's) before
+        they are signed; the actions dropped."""
+        dropped = []
+        for rail_id, wait in self.fee_waits():
+            if action not in (None, wait.action):
+                continue
+            if self.ctx.rails[rail_id].cancel_fee_wait(wait.contract, wait.action):
+                dropped.append(wait.action)
+        if dropped:
+            self.announce()
+        return dropped
+
+    def _fee_facts(self, action: str, rail: SettlementRail | None,
+                   facts: list[GateFact]) -> None:
+        """What the gate says of the fee: a transaction of this action already waiting (a
+        confirmation joins it), else what the rail's last read says a new one would do."""
+        for _rail_id, wait in self.fee_waits():
+            if wait.action == action:
+                facts.append(GateFact("waiting for the fee", None, wait.text + " (confirming "
+                                      "again joins that wait: nothing is sent twice)"))
+                return
+        note = rail.fee_note() if rail is not None else ""
+        if note:
+            facts.append(GateFact("network fee", None, note))
 
     def _ungated(self, action: str, note: str | None = None) -> Prospect:
         try:

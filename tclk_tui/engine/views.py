@@ -141,6 +141,9 @@ class DealView:
     # decimals, `1000 FLOP` (minimal units) where none does; and in minimal units, named.
     money_text: str = ""
     money_minimal: str = ""
+    # This contract's transaction waiting in the account's queue for the fee, in words: which
+    # action, why (the network's fee against the cap, in gwei), how long it can wait ("": none).
+    fee_wait: str = ""
 
     @property
     def amount_text(self) -> str:

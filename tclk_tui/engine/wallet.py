@@ -33,6 +33,7 @@ from tclk_tui.engine.errors import EngineError, ProfileBusy
 from tclk_tui.engine.events import Alert, EventBus, Notice, VenueStatus
 from tclk_tui.engine.evidence import Evidence
 from tclk_tui.engine.evm import load_evm_settings, open_evm_rail
+from tclk_tui.engine.fee_waits import FeeWaitDesk
 from tclk_tui.engine.gates import GateRequest, StatedGates
 from tclk_tui.engine.identity_key import IDENTITY_ENTRY, load_identity
 from tclk_tui.engine.keeper import VaultKeeper
@@ -102,6 +103,8 @@ class _Ctx:
     room_refusal: Callable[[str | None], str | None] | None = None
     # Reads the sealed mail now (a payee's released secret may be waiting there).
     read_mail: Callable[[], Awaitable[int]] | None = None
+    # Follows deal actions whose transaction waits for the fee (engine.fee_waits).
+    fee_waits: FeeWaitDesk | None = None
 
 
 def one_shot_refusal(rail_id: str) -> str:
@@ -138,13 +141,14 @@ class Wallet:
                              secret_for=self.keeper.deal_secret,
                              on_record=lambda r: self.rooms.on_own_record(r))
         self.stated = StatedGates()
+        self.fee_waits = FeeWaitDesk(self.events, self.background, rails)
         ctx = _Ctx(did=identity.did, events=self.events, publisher=self.outbox,
                    secrets=self.keeper, rails=rails, now_ms=self.now_ms, stated=self.stated,
                    refused_rails=self.refused_rails,
                    room_refusal=lambda room: room_refusal(client.budget, room),
                    provenance=lambda offer, statement: check_statement(
                        offer, statement, self.board.panel_lines(offer["id"])),
-                   read_mail=lambda: self.check_mail())
+                   read_mail=lambda: self.check_mail(), fee_waits=self.fee_waits)
         self.book = DealBook(journal, self.keeper, ctx, self.events)
         self.evidence = Evidence(journal, self.keeper, self.book.in_room)
         self.capabilities = Capabilities(client, self.board, self.events, self.background)
@@ -279,6 +283,7 @@ class Wallet:
                      rails={k: v for k, v in all_rails.items() if k not in refused},
                      refused_rails=refused)
         wallet._owned_rails = owned
+        wallet.fee_waits.one_shot = one_shot
         wallet.first_run = not had_seed
         wallet.alerts.policy = load_policy(profile_dir)
         if wallet.alerts.policy.problem:
@@ -370,6 +375,8 @@ class Wallet:
         self.background.spawn(self.watch.run(lambda: self.background.closed))
         self.background.spawn(self.autopilot.run(lambda: self.background.closed))
         self.background.spawn(self.rail_watch.run(lambda: self.background.closed))
+        self.background.spawn(self.fee_waits.run(lambda: list(self.book),
+                                                 lambda: self.background.closed))
         self.capabilities.look_up_new_senders()
         self.background.spawn(private_deals.run(self))
 

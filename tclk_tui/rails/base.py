@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from tclk_tui.protocol.errors import TclkError
 from tclk_tui.protocol.machine import LockTerms
@@ -25,6 +25,8 @@ from tclk_tui.protocol.machine import LockTerms
 __all__ = [
     "MAX_SAFE_INTEGER",
     "Clock",
+    "FeeWait",
+    "FeeWaiting",
     "LockQuote",
     "LockReport",
     "LockTerms",
@@ -54,6 +56,39 @@ class SettlementError(TclkError):
     def __init__(self, message: str, *, code: str) -> None:
         super().__init__(message)
         self.code = code
+
+
+@dataclass(frozen=True, slots=True)
+class FeeWait:
+    """A transaction of this wallet's account that waits for the network's fee to come under
+    the profile's cap, journaled, before anything is signed: which deal action it is, why it
+    waits (the network's fee against the cap, in gwei), and how long it can wait. `until_ms`
+    is when it is dropped unsent (None: a refund, which has no deadline on chain); `held`
+    is False for one journaled before a restart that nothing in this process waits on yet."""
+
+    contract: str  # the tclk/1 contract id the action serves
+    action: str  # lock | claim | refund
+    reason: str
+    horizon: str
+    until_ms: int | None
+    since_ms: int
+    held: bool = True
+
+    @property
+    def text(self) -> str:
+        return f"the {self.action} waits for the fee: {self.reason}; {self.horizon}"
+
+
+class FeeWaiting(SettlementError):
+    """The rail took the operation, but its transaction waits in the account's queue for the
+    fee (`wait` says why and how long it can): nothing is signed yet. `done` is the
+    operation's own completion (the lock's ref; None for a claim or a refund), or the reason
+    it ended unsent (the deadline passed, the operator cancelled it)."""
+
+    def __init__(self, wait: FeeWait, done: Awaitable[Any]) -> None:
+        super().__init__(f"tclk: {wait.text}", code="fee-wait")
+        self.wait = wait
+        self.done = done
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,6 +197,20 @@ class SettlementRail(Protocol):
         """After a restart: a rail with a transaction journal looks its transactions up."""
         ...
 
+    def fee_waits(self) -> tuple[FeeWait, ...]:
+        """The account's transactions waiting for the fee, oldest first (no I/O)."""
+        ...
+
+    def fee_note(self) -> str:
+        """What the fee last read means for a transaction sent now ("" when it fits, or
+        when the rail pays no fee), for the gates (no I/O)."""
+        ...
+
+    def cancel_fee_wait(self, contract: str, action: str) -> bool:
+        """Drop a transaction waiting for the fee before it is signed; False when none waits
+        (never queued, or already being sent)."""
+        ...
+
     async def aclose(self) -> None:
         """Release what the rail holds open (a node connection, its journal)."""
         ...
@@ -216,6 +265,15 @@ class RailFeatures:
 
     async def reconcile(self) -> list[str]:
         return []
+
+    def fee_waits(self) -> tuple[FeeWait, ...]:
+        return ()
+
+    def fee_note(self) -> str:
+        return ""
+
+    def cancel_fee_wait(self, contract: str, action: str) -> bool:
+        return False
 
     async def aclose(self) -> None:
         return None

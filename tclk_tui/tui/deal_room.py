@@ -76,6 +76,8 @@ def summary_text(view: DealView, reconcile_key: str = "g") -> Text:
                             for label, value in view.lock_facts]))
     if view.rail_account:
         lines.append(literal(view.rail_account, max_len=120))
+    if view.fee_wait:  # confirmed, queued for the fee: why and how long it can wait
+        lines.append(join(Text("WAITING:", style="bold"), literal(view.fee_wait, max_len=600)))
     if view.note:
         lines.append(join("their note:", literal(view.note, max_len=120)))
     if view.unavailable:  # the engine's reasons, word for word

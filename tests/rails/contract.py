@@ -92,6 +92,9 @@ class RailContract:
             assert rail.asset_refusal(terms.asset) is None  # it settles the harness's asset
             quote = await rail.lock_quote(terms, **harness.kw)
             assert quote is None or isinstance(quote, LockQuote)
+            assert rail.fee_waits() == ()  # nothing waits for the fee here
+            assert isinstance(rail.fee_note(), str)
+            assert rail.cancel_fee_wait(terms.contract, "lock") is False
             if rail.moves_value:
                 assert isinstance(quote, LockQuote) and quote.facts
 

@@ -1,7 +1,8 @@
 """Recompile the contracts and rewrite their artifacts: `python3 -m tclk_tui.rails.evm.build`.
 
 The wallet never compiles at run time; it deploys and checks the bytes in `HtlcEscrow.json`
-(and the demo deploys `TestToken.json`). This module exists so anyone can reproduce those
+(the demo deploys `TestToken.json`, and a token lock simulates its approve and deposit with
+`DepositProbe.json`). This module exists so anyone can reproduce those
 bytes from the `.vy` sources with the pinned compiler (the test suite does, and fails on any
 difference). Given paths, it compiles those sources instead (the test suite's own tokens:
 `python3 -m tclk_tui.rails.evm.build tests/rails/evm/contracts/*.vy`), each artifact written
@@ -17,7 +18,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 SOURCE = HERE / "HtlcEscrow.vy"
 ARTIFACT = HERE / "HtlcEscrow.json"
-SHIPPED = (SOURCE, HERE / "TestToken.vy")
+SHIPPED = (SOURCE, HERE / "TestToken.vy", HERE / "DepositProbe.vy")
 VYPER_VERSION = "0.4.3"
 EVM_VERSION = "cancun"
 

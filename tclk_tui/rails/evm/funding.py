@@ -5,7 +5,8 @@ the amount first: an allowance already there, an EIP-2612 permit signed into the
 (one transaction), or an `approve` of exactly the amount sent before it. The same plan gives
 the lock gate its facts (balances, allowance, gas in ether, amount plus gas, the margin) and
 each reason the account cannot cover it, so the gate refuses before a dialog what the send
-would refuse after it.
+would refuse after it. Before an approve is planned, the approve and the deposit are simulated
+together (see `probe`), so a token the escrow would refuse is refused before any transaction.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from tclk_tui.rails.base import SettlementError
 
 from .escrow import deposit_data, deposit_token_data, deposit_token_permit_data
 from .expect import Expectation, format_ether, format_units
+from .probe import simulate_token_lock
 from .token import ETHER, TokenAsset, TokenState, approve_data, permit_digest, read_token
 from .tx import Sender, gwei_text
 
@@ -39,6 +41,14 @@ _REVERTS = (
     ("timelock already passed", "refund-window-open"),
     ("lock id already used", "already-settled"),
 )
+
+
+SIMULATED = ("the approve and the deposit, run together in an eth_call before either is sent: "
+             "the token and the escrow take them")
+NOT_SIMULATED = ("not simulated: this node cannot run a call with the account's code overridden "
+                 "(eth_call's state override), so a token the escrow refuses (fee-on-transfer, "
+                 "false-returning) is found only by the escrow's refusal of the deposit, after "
+                 "the approve is mined")
 
 
 def problem_text(exc: SettlementError) -> str:
@@ -74,6 +84,9 @@ class DepositPlan:
     approve_gas: int = 0
     how: str = ""  # one sentence for the gate
     token: TokenState | None = None
+    # An approve first: whether the approve and the deposit were simulated together before
+    # either is sent (False: the node cannot; the escrow's refusal is then the last line).
+    simulated: bool | None = None
 
 
 class Funding:
@@ -139,8 +152,14 @@ class Funding:
             approve_gas = await self.sender.estimate(token.address or "", approve, 0)
         except SettlementError as exc:
             raise explain_revert(exc, "the approve") from None
+        try:  # a token the escrow would refuse is found before the approve is sent
+            simulated = await simulate_token_lock(self.sender.node, self.sender.address,
+                                                  want.token, self.escrow, want.amount, plain)
+        except SettlementError as exc:
+            raise explain_revert(exc, "the token lock") from None
         return DepositPlan(data=plain, value=0, gas=TOKEN_DEPOSIT_GAS, estimated=False,
                            approve=approve, approve_gas=approve_gas, token=state,
+                           simulated=simulated,
                            how=f"the allowance ({_short(state.allowance, token)}) is below the "
                                f"amount: an approve transaction for exactly "
                                f"{_short(want.amount, token)} goes first")
@@ -152,15 +171,14 @@ class Funding:
                                         ("balance", format_units(balance, ETHER))]
         problems: list[str] = []
         cap = self.sender.cap
-        try:
-            fees = await self.sender.fees(kind="lock")
-        except SettlementError as exc:
-            problems.append(problem_text(exc))
-            max_fee = cap.max_fee_wei
-        else:
-            max_fee = fees["maxFeePerGas"]
+        read = await self.sender.read_fees()
+        max_fee = read.fields()["maxFeePerGas"] if read.fits else cap.max_fee_wei
         facts.append(("fee cap", f"max_fee_gwei {gwei_text(cap.max_fee_wei)}, "
                       f"max_priority_fee_gwei {gwei_text(cap.max_priority_fee_wei)}"))
+        if not read.fits:  # not a refusal: confirmed, the lock waits in the account's queue
+            facts.append(("network fee", f"{read.reason()}: once confirmed, the lock waits in "
+                          f"the account's queue (journaled, nothing signed) until the fee "
+                          "fits, at most until claimByMs, and is dropped unsent after that"))
         plan: DepositPlan | None = None
         try:
             plan = await self.plan(want, now_s)
@@ -178,6 +196,8 @@ class Funding:
             state = plan.token
             gas = plan.gas + plan.approve_gas
             facts.append(("paid by", plan.how))
+            if plan.simulated is not None:
+                facts.append(("simulated", SIMULATED if plan.simulated else NOT_SIMULATED))
         if state is not None:
             facts.append(("token balance", format_units(state.balance, want.asset)))
             facts.append(("allowance", format_units(state.allowance, want.asset)

@@ -10,22 +10,32 @@ escrow's storage is read back.
 Time on chain is the next block's: a chain that mines only on demand still stamps its next
 block with the present, so a refund is judged against that, never against a last block that
 may be hours old.
+
+Each lock, claim and refund runs in a task of its own: when its transaction has to wait for
+the fee (see `feewait`), the caller is answered at once with `FeeWaiting` (why, and how long
+it can wait) while the operation waits in the account's queue and finishes when the fee fits;
+calling the same operation again joins it instead of starting a second one.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import functools
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Coroutine, Generator, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 from eth_utils import to_checksum_address
 
 from tclk_tui.protocol.locks import verify_secret
 from tclk_tui.rails.base import (
     Clock,
+    FeeWait,
+    FeeWaiting,
     LockQuote,
     LockTerms,
     RailFeatures,
@@ -53,17 +63,19 @@ from .expect import (
     format_units,
     margin_text,
 )
+from .feewait import CURRENT_OP, OpSignal, WaitPlan
 from .funding import Funding, explain_revert, problem_text
 from .ref import EvmRef, format_ref, parse_ref
 from .rpc import NodeClient, hex_int
 from .token import ETHER, TokenAsset, check_token, read_token
-from .tx import REPLACE_AFTER_S, FeeCap, Receipt, Sender
+from .tx import REPLACE_AFTER_S, FeeCap, FeeRead, Receipt, Sender
 from .txlog import TxLog
 
 __all__ = ["EvmConfig", "EvmHtlcRail", "LockReport", "deploy_escrow"]
 log = logging.getLogger(__name__)
 
 _SETTLED_STATES = ("failed", "dropped")  # a journaled row in these never counts: send anew
+_TRANSPORT = ("node-unreachable", "node-stalled", "bad-node")  # the node, not the operation
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +116,23 @@ def _refuse(message: str, code: str) -> SettlementError:
     return SettlementError(f"tclk: evm-htlc {message}", code=code)
 
 
+class _Done:
+    """An operation's completion, for whoever awaits it: each await is shielded, so a caller
+    that gives up (a face closing) never cancels the operation under the others."""
+
+    def __init__(self, task: asyncio.Task[Any]) -> None:
+        self._task = task
+
+    def __await__(self) -> Generator[Any, None, Any]:
+        return asyncio.shield(self._task).__await__()
+
+
+@dataclass(eq=False)
+class _Operation:
+    signal: OpSignal
+    task: asyncio.Task[Any]
+
+
 class EvmHtlcRail(RailFeatures):
     """The evm-htlc rail for one account (derived from the master seed by the engine)."""
 
@@ -133,6 +162,8 @@ class EvmHtlcRail(RailFeatures):
         self._token_serial: dict[str, asyncio.Lock] = {}
         self._last_balance: int | None = None
         self._last_tokens: dict[str, int] = {}
+        self._ops: dict[tuple[str, str], _Operation] = {}
+        self._last_fee: FeeRead | None = None
 
     def __repr__(self) -> str:
         return (f"EvmHtlcRail(chain={self.config.chain_id}, escrow={self.config.escrow}, "
@@ -159,8 +190,80 @@ class EvmHtlcRail(RailFeatures):
         return margin_text()
 
     async def aclose(self) -> None:
+        """Stop what runs (an operation waiting for the fee stays journaled: resumed when its
+        deal next acts, as after a crash), then the node and the journal."""
+        ops, self._ops = list(self._ops.values()), {}
+        for op in ops:
+            op.task.cancel()
+        for op in ops:
+            with contextlib.suppress(BaseException):
+                await op.task
         await self.node.aclose()
         self.txlog.close()
+
+    # -- operations and the fee ---------------------------------------------------------------
+
+    async def _operation(self, action: str, lock_hex: str,
+                         work: Callable[[], Coroutine[Any, Any, Any]]) -> Any:
+        """Run `work` in a task of its own; its answer, or `FeeWaiting` as soon as its
+        transaction waits for the fee. The same action on the same lock, asked again while it
+        runs, joins it: one operation, one transaction."""
+        key = (action, lock_hex)
+        op = self._ops.get(key)
+        started = op is None
+        if op is None:
+            signal = OpSignal()
+            token = CURRENT_OP.set(signal)
+            try:
+                task = asyncio.create_task(work())
+            finally:
+                CURRENT_OP.reset(token)
+            op = self._ops[key] = _Operation(signal=signal, task=task)
+            task.add_done_callback(functools.partial(self._finished, key, op))
+        told = asyncio.ensure_future(op.signal.event.wait())
+        try:
+            await asyncio.wait({op.task, told}, return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:
+            if started and not op.signal.event.is_set():
+                op.task.cancel()  # nothing waits yet: the caller's cancel is the operation's
+            raise
+        finally:
+            told.cancel()
+        if op.task.done():
+            return op.task.result()
+        assert op.signal.wait is not None
+        raise FeeWaiting(op.signal.wait, _Done(op.task))
+
+    def _finished(self, key: tuple[str, str], op: _Operation, _task: object) -> None:
+        """An operation ended. One that failed for a reason of its own (not the node's
+        silence) leaves no wait behind: a wait journaled for it is over, never resumed."""
+        if self._ops.get(key) is op:
+            del self._ops[key]
+        if op.task.cancelled():
+            return  # a close, like a crash: its wait stays journaled
+        error = op.task.exception()
+        if error is None:
+            return
+        code = getattr(error, "code", type(error).__name__)
+        if code not in _TRANSPORT:
+            self.sender.queue.abandon(key[0], key[1], str(error).removeprefix("tclk: "))
+        if op.signal.wait is not None:
+            log.warning("evm %s for lock %s ended after waiting for the fee: %s", key[0],
+                        key[1], code)
+
+    def fee_waits(self) -> tuple[FeeWait, ...]:
+        return self.sender.queue.fee_waits()
+
+    def fee_note(self) -> str:
+        read = self._last_fee
+        if read is None or read.fits:
+            return ""
+        return (f"{read.reason()} when the account was last read: once confirmed, the "
+                "transaction waits in the account's queue, journaled and unsigned, until the "
+                "fee fits")
+
+    def cancel_fee_wait(self, contract: str, action: str) -> bool:
+        return self.sender.queue.cancel(contract, action)
 
     # -- assets ---------------------------------------------------------------------------------
 
@@ -252,10 +355,12 @@ class EvmHtlcRail(RailFeatures):
         return await self.node.balance(address or self.address)
 
     async def refresh_account(self) -> None:
-        """Read this account's balances now (ether and each token) for `account_text`; a
-        configured token that is not what `evm.json` says (no code, other decimals) is
-        refused here, so the operator hears of it before any deal needs it."""
+        """Read this account's balances now (ether and each token) for `account_text`, and the
+        network's fee for `fee_note`; a configured token that is not what `evm.json` says (no
+        code, other decimals) is refused here, so the operator hears of it before any deal
+        needs it."""
         self._last_balance = await self.balance()
+        self._last_fee = await self.sender.read_fees()
         problem: SettlementError | None = None
         for symbol, token in self.config.assets.items():
             try:
@@ -426,6 +531,12 @@ class EvmHtlcRail(RailFeatures):
         want = self._expect(terms, payee_key)
         await self.check_chain()
         await self.check_asset(want.asset)
+        lock_hex = "0x" + self.lock_id_for(want).hex()
+        result: str = await self._operation("lock", lock_hex,
+                                            lambda: self._lock(terms, want))
+        return result
+
+    async def _lock(self, terms: LockTerms, want: Expectation) -> str:
         lock = self.lock_id_for(want)
         ref = format_ref(self.config.chain_id, self.config.escrow, lock)
         lock_hex = "0x" + lock.hex()
@@ -442,9 +553,22 @@ class EvmHtlcRail(RailFeatures):
                 return await self._confirmed_lock(receipt, lock, ref, want)
         if want.asset.native:
             return await self._deposit(want, terms, lock, ref)
+        # Waiting for the fee comes first, in the account's queue where it is journaled and
+        # said: a lock must not wait for the fee unseen behind another holding the token.
+        await self.sender.queue.until_fits("deposit", lock_hex, self._lock_wait(terms, want))
         serial = self._token_serial.setdefault(want.token, asyncio.Lock())
         async with serial:  # one allowance (or permit nonce) per token at a time
             return await self._deposit(want, terms, lock, ref)
+
+    @staticmethod
+    def _lock_wait(terms: LockTerms, want: Expectation) -> WaitPlan:
+        """A lock waits for the fee until claimByMs, and no later."""
+        return WaitPlan(contract=terms.contract, action="lock",
+                        until_s=min(int(terms.claim_by_ms) // 1000,
+                                    want.timelock - TIMELOCK_MARGIN_S),
+                        until_what="claimByMs",
+                        after="the lock is dropped unsent: the payee would have no safe window "
+                              "left to claim it")
 
     async def _deposit(self, want: Expectation, terms: LockTerms, lock: bytes,
                        ref: str) -> str:
@@ -453,11 +577,16 @@ class EvmHtlcRail(RailFeatures):
         if want.asset.native:
             await self.sender.check_value(kind="deposit", lock_id=lock_hex, value=want.amount)
         plan = await self.funding.plan(want, now_s)
-        note = (f"the lock can wait about {max(0, want.timelock - TIMELOCK_MARGIN_S - now_s)} s "
-                "more before the payee's claim window is gone")
+        wait = self._lock_wait(terms, want)
         if plan.approve is not None:
-            await self._approve(want, lock_hex, plan.approve, note)
+            sent = await self._approve(want, lock_hex, plan.approve, wait)
             plan = await self.funding.plan(want, await self._lock_time(want, terms))
+            if plan.approve is not None and not sent:
+                # The journaled approve (sent before a crash) was taken up, but its allowance
+                # is gone (spent by another lock in the token, overwritten from another wallet
+                # on the account): one fresh approve of exactly the amount.
+                await self._approve(want, lock_hex, plan.approve, wait, fresh=True)
+                plan = await self.funding.plan(want, await self._lock_time(want, terms))
             if plan.approve is not None:
                 left = plan.token.allowance if plan.token else 0
                 raise _refuse(f"the token's allowance is still below the amount after the "
@@ -466,23 +595,28 @@ class EvmHtlcRail(RailFeatures):
         try:
             receipt = await self.sender.send(kind="deposit", lock_id=lock_hex,
                                              to=self.config.escrow, data=plan.data,
-                                             value=plan.value, keep_raw=True, wait_note=note,
+                                             value=plan.value, keep_raw=True, wait=wait,
                                              gas=plan.gas)
         except SettlementError as exc:
             raise explain_revert(exc, "the deposit") from None
         return await self._confirmed_lock(receipt, lock, ref, want)
 
-    async def _approve(self, want: Expectation, lock_hex: str, data: bytes, note: str) -> None:
+    async def _approve(self, want: Expectation, lock_hex: str, data: bytes,
+                       wait: WaitPlan, *, fresh: bool = False) -> bool:
+        """The lock's approve: the journaled one taken up (unless `fresh`), else a new one
+        sent; True when a new one was sent."""
         token = want.asset.address or ""
         journaled = self.txlog.find(self.config.chain_id, "approve", lock_hex)
         receipt = None
-        if journaled is not None and journaled.state not in _SETTLED_STATES:
+        if not fresh and journaled is not None and journaled.state not in _SETTLED_STATES:
             receipt = await self.sender.resume(journaled, None)
+        sent = receipt is None
         if receipt is None:
             receipt = await self.sender.send(kind="approve", lock_id=lock_hex, to=token,
-                                             data=data, value=0, keep_raw=True, wait_note=note)
+                                             data=data, value=0, keep_raw=True, wait=wait)
         if not receipt.ok:
             raise _refuse(f"the approve transaction {receipt.tx_hash} reverted", "reverted")
+        return sent
 
     async def _confirmed_lock(self, receipt: Receipt, lock: bytes, ref: str,
                               want: Expectation) -> str:
@@ -501,6 +635,9 @@ class EvmHtlcRail(RailFeatures):
     async def claim(self, ref: str, secret: str) -> None:
         parsed = self._own_ref(ref)
         await self.check_chain()
+        await self._operation("claim", parsed.lock_id, lambda: self._claim(parsed, secret))
+
+    async def _claim(self, parsed: EvmRef, secret: str) -> None:
         held = await self.read_lock(parsed.lock_bytes)
         raw_secret = _secret_bytes(secret)
         if held.status == "claimed":
@@ -522,16 +659,22 @@ class EvmHtlcRail(RailFeatures):
         now_s = max(await self.next_block_time(), self._clock_s())
         if now_s >= held.timelock:
             raise _refuse("claim at or after the escrow's timelock", "claim-too-late")
-        note = (f"the claim can wait {held.timelock - now_s} s more: the escrow takes it only "
-                f"before its timelock ({held.timelock} unix s)")
+        wait = WaitPlan(contract="0x" + held.contract.hex(), action="claim",
+                        until_s=held.timelock - TIMELOCK_MARGIN_S,
+                        until_what=f"the escrow's timelock less {TIMELOCK_MARGIN_S} s",
+                        after="the claim is dropped unsent: mined later it would revert, and "
+                              "publish the secret for nothing")
         receipt = await self.sender.send(kind="claim", lock_id=parsed.lock_id,
                                          to=self.config.escrow, data=data, value=0,
-                                         keep_raw=False, wait_note=note)
+                                         keep_raw=False, wait=wait)
         await self._settled(receipt, parsed, "claimed")
 
     async def refund(self, ref: str) -> None:
         parsed = self._own_ref(ref)
         await self.check_chain()
+        await self._operation("refund", parsed.lock_id, lambda: self._refund(parsed))
+
+    async def _refund(self, parsed: EvmRef) -> None:
         held = await self.read_lock(parsed.lock_bytes)
         if held.status == "refunded":
             await self._close_journal("refund", parsed.lock_id)
@@ -548,11 +691,10 @@ class EvmHtlcRail(RailFeatures):
         if now_s < held.timelock:
             raise _refuse(f"refund before the escrow's timelock ({held.timelock - now_s} s "
                           "to go on chain)", "refund-too-early")
-        note = ("a refund has no deadline on chain: the escrow keeps the funds for the payer "
-                "until it is mined, so it can wait as long as the fee needs")
+        wait = WaitPlan(contract="0x" + held.contract.hex(), action="refund")
         receipt = await self.sender.send(kind="refund", lock_id=parsed.lock_id,
                                          to=self.config.escrow, data=data, value=0,
-                                         keep_raw=True, wait_note=note)
+                                         keep_raw=True, wait=wait)
         await self._settled(receipt, parsed, "refunded")
 
     async def _close_journal(self, kind: str, lock_hex: str) -> None:
@@ -611,6 +753,21 @@ class EvmHtlcRail(RailFeatures):
                      "unchanged, when its deal next acts", row.kind, row.tx_hash, row.state)
             notes.append(f"evm-htlc: {row.kind} {row.tx_hash[:12]}… is not on chain yet; "
                          "it is sent again, unchanged, when its deal next acts")
+        return notes + await self._reconcile_waits()
+
+    async def _reconcile_waits(self) -> list[str]:
+        """Transactions journaled as waiting for the fee: those whose deadline passed while
+        the wallet was closed are dropped, unsent; the others wait on (resumed when their deal
+        acts)."""
+        notes = []
+        for row in self.sender.queue.expire_due(await self.next_block_time()):
+            log.info("evm reconcile: %s for lock %s waited for the fee past its deadline: "
+                     "dropped unsent", row.kind, row.lock_id)
+            notes.append(f"evm-htlc: the {row.action} of contract {row.contract[:12]}… waited "
+                         "for the fee past its deadline: dropped, never sent")
+        for wait in self.fee_waits():
+            notes.append(f"evm-htlc: the {wait.action} of contract {wait.contract[:12]}… "
+                         f"still waits for the fee (journaled): {wait.reason}")
         return notes
 
     async def _settled(self, receipt: Receipt, parsed: EvmRef, status: str) -> None:

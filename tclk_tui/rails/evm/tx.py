@@ -1,20 +1,23 @@
 """One account's transaction queue: nonces, fees under the operator's cap, crash-safe sends.
 
-Every transaction of an account goes through its `Sender`. The order of work: estimate gas and
-fees (a fee the profile's cap cannot pay waits, nothing is signed), refuse what the balance
-cannot cover (counting what this process has in flight), then, holding the account's send lock
-(an asyncio lock in this process and an OS lock on a file beside the journal across processes),
-assign the nonce, sign, journal (hash, nonce, fields), call `on_step("evm-<kind>-signed")`,
-send, call `on_step("evm-<kind>-sent")`. The receipt is awaited outside the lock, so several
-transactions are in flight at once with distinct nonces. A transaction left unmined past
-`replace_after_s` is re-signed at the same nonce with higher fees, within the cap; the journal
-keeps both hashes and whichever is mined is the one that counts.
+Every transaction of an account goes through its `Sender`. The order of work: take a place in
+the account's queue (a fee the profile's cap cannot pay waits there, journaled, nothing signed:
+see `feewait`), refuse what the balance cannot cover (counting what this process has in
+flight), estimate gas, then, holding the account's send lock (an asyncio lock in this process
+and an OS lock on a file beside the journal across processes), assign the nonce, sign, journal
+(hash, nonce, fields), call `on_step("evm-<kind>-signed")`, send, call
+`on_step("evm-<kind>-sent")`. The receipt is awaited outside the lock, so several transactions
+are in flight at once with distinct nonces. A transaction left unmined past `replace_after_s`
+is re-signed at the same nonce with higher fees, within the cap; the journal keeps both hashes
+and whichever is mined is the one that counts.
 
 A nonce comes from the chain (the account's pending count) and the journal (every transaction
-this account journaled that may still be mined), never from memory alone: after a crash the
-journal names each transaction, `resume` finds it on chain or sends the very same bytes again,
-and a journaled transaction the chain has passed by (its nonce taken by another) is marked
-dropped, so its deal sends a new one instead of waiting forever.
+this account journaled that may still be mined), never from memory alone, and only when the
+transaction is signed: one waiting for the fee holds none, so nonces stay dense whatever
+becomes of it. After a crash the journal names each transaction, `resume` finds it on chain or
+sends the very same bytes again, and a journaled transaction the chain has passed by (its
+nonce taken by another) is marked dropped, so its deal sends a new one instead of waiting
+forever.
 """
 
 from __future__ import annotations
@@ -36,10 +39,11 @@ from tclk_tui.protocol.money import units_text
 from tclk_tui.rails.base import SettlementError
 
 from .account import Account
+from .feewait import FeeQueue, Ticket, WaitPlan, fee_reason
 from .rpc import NodeClient, hex_int
 from .txlog import TxLog, TxRow
 
-__all__ = ["DEFAULT_FEE_CAP", "FeeCap", "Receipt", "Sender", "gwei_text"]
+__all__ = ["DEFAULT_FEE_CAP", "FeeCap", "FeeRead", "Receipt", "Sender", "gwei_text"]
 log = logging.getLogger(__name__)
 
 GAS_HEADROOM = 1.25
@@ -75,6 +79,28 @@ DEFAULT_FEE_CAP = FeeCap.gwei(200, 3)
 
 def gwei_text(wei: int) -> str:
     return f"{units_text(wei, 9)} gwei"
+
+
+@dataclass(frozen=True, slots=True)
+class FeeRead:
+    """The network's fee as read now, against the profile's cap."""
+
+    base: int  # the next block's base fee
+    tip: int  # the node's tip, within max_priority_fee_gwei
+    cap: FeeCap
+
+    @property
+    def fits(self) -> bool:
+        """The base fee plus the tip fit under max_fee_gwei."""
+        return self.base + self.tip <= self.cap.max_fee_wei
+
+    def fields(self) -> dict:
+        """EIP-1559 fee fields within the cap: twice the base fee plus the tip."""
+        return {"maxFeePerGas": min(2 * self.base + self.tip, self.cap.max_fee_wei),
+                "maxPriorityFeePerGas": self.tip}
+
+    def reason(self) -> str:
+        return fee_reason(self.base, self.tip, self.cap.max_fee_wei)
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +146,10 @@ class Sender:
         self._in_flight: dict[int, int] = {}  # row id -> the most it may cost (value + gas)
         lock_dir = Path(lock_dir) if lock_dir is not None else txlog.path.parent
         self._lock_path = lock_dir / f"evm-{chain_id}-{self.address}.lock"
+        self.queue = FeeQueue(txlog=txlog, chain_id=chain_id, sender=self.address,
+                              read_fees=self.read_fees, block_number=node.block_number,
+                              now_s=self._chain_now_s,
+                              on_step=lambda name: self.on_step(name))
 
     def __repr__(self) -> str:
         return f"Sender({self.address}, chain {self.chain_id})"
@@ -139,27 +169,32 @@ class Sender:
                 return hex_int(head.get("baseFeePerGas"), "base fee")
         return 0
 
-    async def fees(self, *, kind: str = "transaction", wait_note: str = "") -> dict:
-        """EIP-1559 fee fields within the cap: twice the next base fee plus the node's tip.
-
-        A base fee at or above the cap cannot be paid: the transaction waits (nothing is
-        signed), and the refusal says by how much, and `wait_note` how long it can wait."""
+    async def read_fees(self) -> FeeRead:
+        """The next block's base fee and the node's tip (within the cap's), read now."""
         base = await self.base_fee()
         try:
             tip = hex_int(await self.node.call("eth_maxPriorityFeePerGas"), "priority fee")
         except SettlementError:
             tip = FALLBACK_TIP_WEI
-        cap = self.cap
-        if base >= cap.max_fee_wei:
-            log.warning("evm %s waits: the base fee %d wei is at or above the cap %d wei",
-                        kind, base, cap.max_fee_wei)
-            raise _refuse(f"the network's base fee is {gwei_text(base)}, at or above this "
-                          f"profile's max_fee_gwei of {gwei_text(cap.max_fee_wei)}: the {kind} "
-                          f"waits, nothing is sent until the base fee falls below the cap"
-                          + (f"; {wait_note}" if wait_note else ""), "fee-above-cap")
-        tip = min(tip, cap.max_priority_fee_wei, cap.max_fee_wei - base)
-        return {"maxFeePerGas": min(2 * base + tip, cap.max_fee_wei),
-                "maxPriorityFeePerGas": tip}
+        return FeeRead(base=base, tip=min(tip, self.cap.max_priority_fee_wei), cap=self.cap)
+
+    async def fees(self, *, kind: str = "transaction") -> dict:
+        """Fee fields that fit under the cap now, or the refusal saying by how much (for what
+        goes outside the queue: a deployment)."""
+        read = await self.read_fees()
+        if not read.fits:
+            raise _refuse(f"{read.reason()}: the {kind} is not sent", "fee-above-cap")
+        return read.fields()
+
+    async def _chain_now_s(self) -> int:
+        """The next block's earliest time (a chain that mines on demand stamps the present)."""
+        latest = hex_int((await self.node.block("latest")).get("timestamp"), "block time")
+        try:
+            pending = hex_int((await self.node.block("pending")).get("timestamp"),
+                              "pending block time")
+        except SettlementError:
+            pending = 0
+        return max(latest + 1, pending)
 
     async def estimate(self, to: str, data: bytes, value: int) -> int:
         """Gas for the call with headroom; a call that would revert is refused here, unsent."""
@@ -254,10 +289,30 @@ class Sender:
                 + f", the {kind} alone moves {value} wei, before gas", code="insufficient-funds")
 
     async def send(self, *, kind: str, lock_id: str, to: str, data: bytes, value: int,
-                   keep_raw: bool, spendable_check: bool = True, wait_note: str = "",
+                   keep_raw: bool, spendable_check: bool = True, wait: WaitPlan | None = None,
                    gas: int | None = None) -> Receipt:
-        """Estimate, check fees and balance, sign, journal, send, wait: one transaction."""
-        fees = await self.fees(kind=kind, wait_note=wait_note)
+        """Queue for the fee, check the balance, estimate, sign, journal, send, wait: one
+        transaction. `wait` says which deal action it serves and how long it may wait for the
+        fee (see `feewait`); it waits there, journaled, until the fee fits under the cap."""
+        fees, ticket = await self.queue.admit(kind, lock_id, wait)
+        try:
+            row = await self._sign_and_send(
+                kind=kind, lock_id=lock_id, to=to, data=data, value=value, keep_raw=keep_raw,
+                spendable_check=spendable_check, gas=gas, fees=fees, ticket=ticket)
+        except asyncio.CancelledError:
+            self.queue.release(ticket)
+            raise
+        except BaseException as exc:
+            self.queue.release(ticket, reason=str(exc).removeprefix("tclk: "))
+            raise
+        try:
+            return await self._until_mined(row, data)
+        finally:
+            self._in_flight.pop(row.id, None)
+
+    async def _sign_and_send(self, *, kind: str, lock_id: str, to: str, data: bytes, value: int,
+                             keep_raw: bool, spendable_check: bool, gas: int | None, fees: dict,
+                             ticket: Ticket | None) -> TxRow:
         balance = await self.node.balance(self.address)
         spendable = balance - self.in_flight_cost()
         if spendable_check and spendable <= value:
@@ -279,6 +334,7 @@ class Sender:
                 f"the {kind} needs up to {cost} wei (value {value} + gas {gas} at "
                 f"{fees['maxFeePerGas']} wei)", code="insufficient-funds")
         async with self._send_slot():
+            self.queue.taken(ticket)  # a cancel that came first wins: nothing is signed
             nonce = await self._next_nonce()
             fields = {"type": 2, "chainId": self.chain_id, "nonce": nonce, "to": to,
                       "value": value, "gas": gas, **fees}
@@ -286,16 +342,14 @@ class Sender:
             row = self.txlog.record(chain_id=self.chain_id, kind=kind, lock_id=lock_id,
                                     sender=self.address, nonce=nonce, tx_hash=tx_hash,
                                     fields=fields, raw=raw if keep_raw else None)
+            self.queue.release(ticket)  # it has its nonce: the next in the queue may go
             log.info("evm %s for lock %s: signed %s (chain %d, nonce %d, gas %d, max fee %d "
                      "wei) and journaled before sending", kind, lock_id, tx_hash, self.chain_id,
                      nonce, gas, fees["maxFeePerGas"])
             self.on_step(f"evm-{kind}-signed")
             await self._broadcast(row, raw)
             self._in_flight[row.id] = cost
-        try:
-            return await self._until_mined(row, data)
-        finally:
-            self._in_flight.pop(row.id, None)
+        return row
 
     async def resume(self, row: TxRow, data: bytes | None) -> Receipt | None:
         """Finish a journaled transaction: its receipt, or the same bytes sent again.
@@ -397,10 +451,10 @@ class Sender:
         """The same transaction at the same nonce with fees raised by an eighth, within the
         cap; None (and the old one keeps waiting) when the cap leaves no room for a raise."""
         old_fee, old_tip = stuck.fields["maxFeePerGas"], stuck.fields["maxPriorityFeePerGas"]
-        try:
-            fresh = await self.fees(kind=stuck.kind)
-        except SettlementError:
-            return None  # the base fee is above the cap now: the one in the pool waits
+        read = await self.read_fees()
+        if not read.fits:
+            return None  # the fee is above the cap now: the one in the pool waits
+        fresh = read.fields()
         fee = max(math.ceil(old_fee * BUMP), fresh["maxFeePerGas"])
         tip = max(math.ceil(old_tip * BUMP), fresh["maxPriorityFeePerGas"])
         fee = min(fee, self.cap.max_fee_wei)

@@ -10,6 +10,13 @@ the vault holds, its hash checked against the journaled one before anything is s
 A transaction replaced at the same nonce with higher fees is a second row (`replaces` names the
 first); whichever the chain mines is `mined`, the other `replaced`. A row whose nonce the chain
 gave to another transaction, or that the node refused outright, is `dropped`: it never counted.
+
+A transaction that waits for the fee (see `feewait`) is not a transaction yet: nothing is
+signed and it holds no nonce. It is journaled in `evm_wait` before the caller is told it waits
+(which deal action, which lock, its deadline), so a restart resumes the wait instead of
+forgetting it; it ends `sent` (signed and journaled in `evm_tx`), `expired` (its deadline
+passed: dropped unsent), `cancelled` (by the operator) or `dropped` (refused on the way out,
+e.g. by the balance).
 """
 
 from __future__ import annotations
@@ -20,9 +27,9 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["TxLog", "TxRow"]
+__all__ = ["TxLog", "TxRow", "WaitRow"]
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 _TABLE = """
 CREATE TABLE {name} (
     id INTEGER PRIMARY KEY,
@@ -45,6 +52,23 @@ _INDEXES = """
 CREATE INDEX IF NOT EXISTS evm_tx_lock ON evm_tx (chain_id, kind, lock_id);
 CREATE INDEX IF NOT EXISTS evm_tx_nonce ON evm_tx (chain_id, sender, nonce);
 """
+_WAIT_TABLE = """
+CREATE TABLE IF NOT EXISTS evm_wait (
+    id INTEGER PRIMARY KEY,
+    chain_id INTEGER NOT NULL,
+    sender TEXT NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('deposit', 'claim', 'refund', 'approve')),
+    lock_id TEXT NOT NULL,
+    contract TEXT NOT NULL,
+    action TEXT NOT NULL CHECK (action IN ('lock', 'claim', 'refund')),
+    until_s INTEGER,
+    state TEXT NOT NULL CHECK (state IN ('waiting', 'sent', 'expired', 'cancelled',
+                                         'dropped')),
+    reason TEXT NOT NULL,
+    created_ms INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS evm_wait_live ON evm_wait (chain_id, sender, state);
+"""
 LIVE_STATES = ("signed", "sent")
 
 
@@ -64,6 +88,23 @@ class TxRow:
     replaces: int | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class WaitRow:
+    """One transaction waiting for the fee (or that did), as journaled."""
+
+    id: int
+    chain_id: int
+    sender: str
+    kind: str
+    lock_id: str
+    contract: str
+    action: str
+    until_s: int | None  # chain time (unix s) at which it is dropped unsent; None: never
+    state: str
+    reason: str
+    created_ms: int
+
+
 class TxLog:
     """Durable before the send: every write commits with synchronous=FULL."""
 
@@ -77,7 +118,8 @@ class TxLog:
         self._migrate()
 
     def _migrate(self) -> None:
-        """Version 1 (deposits, claims and refunds; no replacements) is copied row for row."""
+        """Version 1 (deposits, claims and refunds; no replacements) is copied row for row;
+        version 2 (no waits for the fee) gains the empty `evm_wait` table."""
         with self._lock:
             version = self._db.execute("PRAGMA user_version").fetchone()[0]
             if version >= SCHEMA_VERSION:
@@ -86,7 +128,7 @@ class TxLog:
                                       "name = 'evm_tx'").fetchone()
             self._db.execute("BEGIN IMMEDIATE")
             try:
-                if exists:
+                if exists and version < 2:
                     self._db.execute(_TABLE.format(name="evm_tx_v2"))
                     self._db.execute(
                         "INSERT INTO evm_tx_v2 (id, chain_id, kind, lock_id, sender, nonce, "
@@ -94,10 +136,11 @@ class TxLog:
                         " sender, nonce, tx_hash, fields, raw, state, block FROM evm_tx")
                     self._db.execute("DROP TABLE evm_tx")
                     self._db.execute("ALTER TABLE evm_tx_v2 RENAME TO evm_tx")
-                else:
+                elif not exists:
                     self._db.execute(_TABLE.format(name="evm_tx"))
-                for statement in _INDEXES.strip().splitlines():
-                    self._db.execute(statement)
+                for statement in (_INDEXES + _WAIT_TABLE).strip().split(";"):
+                    if statement.strip():
+                        self._db.execute(statement)
                 self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
                 self._db.execute("COMMIT")
             except BaseException:
@@ -178,6 +221,48 @@ class TxLog:
                 (row.chain_id, row.sender, row.nonce, row.id)).fetchall()
         return [_row(r) for r in rows]
 
+    # -- transactions waiting for the fee ----------------------------------------------------
+
+    def open_wait(self, *, chain_id: int, sender: str, kind: str, lock_id: str, contract: str,
+                  action: str, until_s: int | None, reason: str, created_ms: int) -> WaitRow:
+        """Journal a transaction that waits for the fee (on disk before the caller hears)."""
+        with self._lock:
+            cur = self._db.execute(
+                "INSERT INTO evm_wait (chain_id, sender, kind, lock_id, contract, action, "
+                "until_s, state, reason, created_ms) VALUES (?, ?, ?, ?, ?, ?, ?, 'waiting', ?,"
+                " ?)", (chain_id, sender, kind, lock_id, contract, action, until_s, reason,
+                        created_ms))
+            found = self._db.execute(
+                "SELECT id, chain_id, sender, kind, lock_id, contract, action, until_s, state, "
+                "reason, created_ms FROM evm_wait WHERE id = ?", (cur.lastrowid,)).fetchone()
+        return _wait_row(found)
+
+    def end_wait(self, row: WaitRow, state: str, reason: str | None = None) -> bool:
+        """Move a waiting row to `state`, only if it is still waiting: the one arbiter between
+        a cancel and the send (whichever comes first wins; the other is told). On disk before
+        it returns: a cancelled or expired wait must never be resumed after a crash."""
+        with self._lock:
+            cur = self._db.execute(
+                "UPDATE evm_wait SET state = ?, reason = COALESCE(?, reason) WHERE id = ? AND "
+                "state = 'waiting'", (state, reason, row.id))
+        return cur.rowcount == 1
+
+    def waits(self, chain_id: int, sender: str) -> list[WaitRow]:
+        """This account's transactions waiting for the fee, oldest first."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT id, chain_id, sender, kind, lock_id, contract, action, until_s, state, "
+                "reason, created_ms FROM evm_wait WHERE chain_id = ? AND sender = ? AND "
+                "state = 'waiting' ORDER BY id", (chain_id, sender)).fetchall()
+        return [_wait_row(r) for r in rows]
+
+    def all_waits(self) -> list[WaitRow]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT id, chain_id, sender, kind, lock_id, contract, action, until_s, state, "
+                "reason, created_ms FROM evm_wait ORDER BY id").fetchall()
+        return [_wait_row(r) for r in rows]
+
     def all(self) -> list[TxRow]:
         with self._lock:
             rows = self._db.execute(
@@ -190,3 +275,8 @@ def _row(r: tuple) -> TxRow:
     return TxRow(id=r[0], chain_id=r[1], kind=r[2], lock_id=r[3], sender=r[4], nonce=r[5],
                  tx_hash=r[6], fields=json.loads(r[7]), raw=r[8], state=r[9], block=r[10],
                  replaces=r[11])
+
+
+def _wait_row(r: tuple) -> WaitRow:
+    return WaitRow(id=r[0], chain_id=r[1], sender=r[2], kind=r[3], lock_id=r[4], contract=r[5],
+                   action=r[6], until_s=r[7], state=r[8], reason=r[9], created_ms=r[10])

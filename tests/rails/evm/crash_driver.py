@@ -1,4 +1,5 @@
-"""One rail action in a child process, SIGKILLed at TCLK_CRASH_AT (tests/rails/evm).
+"""One rail action in a child process, SIGKILLed at TCLK_CRASH_AT (tests/rails/evm); an
+action that waits for the fee is waited for.
 
 usage: python -m tests.rails.evm.crash_driver URL CHAIN ESCROW KEY TXLOG ACTION JSON
 """
@@ -10,7 +11,7 @@ import json
 import sys
 
 from tclk_tui.engine.crash import crashpoint
-from tclk_tui.rails.base import LockTerms
+from tclk_tui.rails.base import FeeWaiting, LockTerms
 from tclk_tui.rails.evm import EvmConfig, EvmHtlcRail, TxLog, parse_assets
 
 
@@ -18,16 +19,22 @@ async def main(url: str, chain: str, escrow: str, key: str, txlog: str, action: 
                arg: str) -> None:
     args = json.loads(arg)
     config = EvmConfig(url=url, chain_id=int(chain), escrow=escrow,
-                       assets=parse_assets(args.get("assets")))
+                       assets=parse_assets(args.get("assets")),
+                       max_fee_gwei=args.get("max_fee_gwei", 200),
+                       max_priority_fee_gwei=args.get("max_priority_fee_gwei", 3))
     rail = EvmHtlcRail(config, bytes.fromhex(key), TxLog(txlog), on_step=crashpoint)
     try:
         notes = await rail.reconcile()
-        if action == "lock":
-            result = await rail.lock(LockTerms(**args["terms"]), payee_key=args["payee_key"])
-        elif action == "claim":
-            result = await rail.claim(args["ref"], args["secret"])
-        else:
-            result = await rail.refund(args["ref"])
+        try:
+            if action == "lock":
+                result = await rail.lock(LockTerms(**args["terms"]),
+                                         payee_key=args["payee_key"])
+            elif action == "claim":
+                result = await rail.claim(args["ref"], args["secret"])
+            else:
+                result = await rail.refund(args["ref"])
+        except FeeWaiting as waiting:  # waits in the queue: this process waits with it
+            result = await waiting.done
         print(json.dumps({"result": result, "notes": notes}))
     finally:
         await rail.aclose()

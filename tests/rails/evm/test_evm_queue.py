@@ -1,8 +1,8 @@
 """One account's transaction queue on evm-htlc, on one anvil for the module: concurrent locks
 get distinct nonces (from one rail, and from two rails on one seed, as two profiles would be),
 a second sender on the account waits or is refused by name, a stuck transaction is replaced
-with higher fees within the operator's cap (the journal keeps both hashes), a fee the cap
-cannot pay waits and says how long it can, and time on chain is the next block's."""
+with higher fees within the operator's cap (the journal keeps both hashes), and time on chain
+is the next block's. A fee the cap cannot pay: test_evm_feewait."""
 
 from __future__ import annotations
 
@@ -136,35 +136,6 @@ async def test_a_stuck_transaction_is_replaced_with_higher_fees_within_the_cap(s
         assert [row.state for row in again.all()] == [row.state for row in rows]
     finally:
         again.close()
-
-
-async def test_a_fee_the_cap_cannot_pay_waits_and_says_how_long_it_can(shared_chain):
-    chain = shared_chain
-    payer = await chain.rail("payer", wei=ETHER)
-    payee = await chain.rail("payee", wei=ETHER // 10, config=dataclasses.replace(
-        chain.config, max_fee_gwei=Decimal(2), max_priority_fee_gwei=Decimal(1)))
-    secret, statement = hash_pair()
-    terms = make_terms(await chain.now_s(), statement=statement, amount=10**15)
-    ref = await payer.lock(terms, payee_key=public_key(payee.key))
-    capped = await chain.rail("capped", wei=ETHER, config=payee.config)
-    await chain.node.call("anvil_setNextBlockBaseFeePerGas", hex(5 * GWEI))
-    with pytest.raises(SettlementError) as lock_waits:
-        await capped.lock(await _terms(chain), payee_key=public_key(payee.key))
-    assert lock_waits.value.code == "fee-above-cap"
-    assert "5 gwei" in str(lock_waits.value) and "max_fee_gwei of 2 gwei" in str(lock_waits.value)
-    assert "the lock can wait about" in str(lock_waits.value)
-    with pytest.raises(SettlementError) as claim_waits:
-        await payee.claim(ref, secret)
-    assert claim_waits.value.code == "fee-above-cap"
-    assert "the claim can wait" in str(claim_waits.value)
-    assert capped.txlog.all() == [] and payee.txlog.all() == []
-    # The lock gate says the same before anything is asked.
-    quote = await capped.lock_quote(await _terms(chain), payee_key=public_key(payee.key))
-    assert any("fee-above-cap" in problem for problem in quote.problems)
-    await chain.mine()  # the base fee falls back once a block is mined without the override
-    await chain.node.call("anvil_setNextBlockBaseFeePerGas", hex(GWEI))
-    await payee.claim(ref, secret)
-    assert await payer.lock_status(ref) == "claimed"
 
 
 async def test_a_refund_is_judged_by_the_next_block_on_a_chain_that_mines_on_demand(
