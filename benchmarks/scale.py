@@ -112,7 +112,7 @@ async def wake_floor(venue_url: str, rounds: int = 10) -> list[float]:
 
 
 async def bench_demo(rounds: int = 10) -> None:
-    from tclk_tui.engine.demo import demo_session
+    from tclk_tui.demo.session import demo_session
 
     times = []
     async with demo_session() as session:

@@ -146,7 +146,7 @@ async def _freeze_once_read(wallet: Any) -> None:
 
 
 def run_demo_app(rail: str = "paper", asset: str = "ETH") -> int:
-    from tclk_tui.engine.demo import demo_session
+    from tclk_tui.demo.session import demo_session
 
     async def main() -> int:
         async with demo_session(rail=rail, asset=asset) as session:

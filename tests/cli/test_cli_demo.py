@@ -2,7 +2,7 @@
 
 import io
 
-from tclk_tui.engine.demo import run_headless
+from tclk_tui.demo.session import run_headless
 
 
 async def test_headless_demo_ends_claimed():

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 
-from tclk_tui.engine.demo import DEMO_OFFERS, demo_session
+from tclk_tui.demo.session import DEMO_OFFERS, demo_session
 from tests.engine.helpers import Clock, draft, until
 
 

@@ -83,7 +83,7 @@ def wallet(clock: Clock) -> ContractWallet:
 async def demo():
     """The demo session (rehearsal venue, scripted agent, throwaway profile), for flows on the
     real engine; imported here so collecting the suite never needs it."""
-    from tclk_tui.engine.demo import demo_session
+    from tclk_tui.demo.session import demo_session
 
     async with demo_session() as session:
         yield session

@@ -28,7 +28,7 @@ def test_deep_json_is_refused_after_the_evm_rail_is_imported():
 
 LIGHT = """
 import sys
-import tclk_tui.cli, tclk_tui.engine.wallet, tclk_tui.engine.demo, tclk_tui.tui.app
+import tclk_tui.cli, tclk_tui.engine.wallet, tclk_tui.demo.session, tclk_tui.tui.app
 heavy = sorted(m for m in sys.modules if m.split(".")[0] in ("eth_account", "eth_abi", "py_ecc"))
 print(heavy)
 """

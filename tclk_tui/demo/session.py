@@ -26,7 +26,7 @@ from tclk_tui.engine.views import OfferDraft
 from tclk_tui.engine.wallet import Wallet, wall_clock_ms
 
 if TYPE_CHECKING:  # the chain and its rail load the Ethereum libraries: only `--rail evm-htlc`
-    from tclk_tui.engine.demo_chain import DemoChain
+    from tclk_tui.demo.chain import DemoChain
     from tclk_tui.rails.evm.rail import EvmHtlcRail
 from tclk_tui.rails.memory import MemoryRail
 from tclk_tui.rehearsal.runner import RunningVenue, start_venue
@@ -189,7 +189,7 @@ async def demo_session(clock_ms: Callable[[], int] = wall_clock_ms,
         async with contextlib.AsyncExitStack() as stack:
             chain = None
             if rail == "evm-htlc":
-                from tclk_tui.engine.demo_chain import demo_chain
+                from tclk_tui.demo.chain import demo_chain
 
                 chain = await stack.enter_async_context(demo_chain(directory, asset))
                 chain.configure(directory / "counterparty")
@@ -223,7 +223,7 @@ async def _session(directory: Path, clock_ms: Callable[[], int], profile: str,
         if chain is not None:
             for funded in (agent_wallet, wallet):
                 await chain.fund(_evm_address(funded))
-            from tclk_tui.engine.demo_chain import demo_offers
+            from tclk_tui.demo.chain import demo_offers
 
             agent = DemoCounterparty(agent_wallet, demo_offers(chain.asset.symbol),
                                      rail="evm-htlc")
