@@ -284,18 +284,25 @@ class DealSession:
         self._announce(changed)
         return changed
 
-    def ingest_private(self, record: TranscriptRecord) -> str | None:
+    def ingest_private(self, record: TranscriptRecord, *,
+                       bound_before_board: bool = False) -> str | None:
         """A private accept (its record signed for the board, its seq the sealed line's): it
         binds the deal if nothing has yet, else it is refused. None once it binds (or is the
-        accept the deal is bound to already); otherwise why it was refused."""
+        accept the deal is bound to already); otherwise why it was refused.
+
+        `bound_before_board`: the caller has this wallet's own word that this accept was bound
+        before the board's records (a restored offerer's withdrawal and its signed line in the
+        accept's deal room): it is folded ahead of them, so the withdrawal does not end it."""
         bound = self.accept_record
         if bound is not None:
             if (bound.line, bound.signature) == (record.line, record.signature):
                 return None
             why = f"the offer is already bound to {self.accepted_by()}"
         else:
-            trial = fold_transcript([*self.board_transcript(), record])
-            last = trial.steps[-1]
+            if bound_before_board:
+                last = fold_transcript([self.offer_record, record]).steps[-1]
+            else:
+                last = fold_transcript([*self.board_transcript(), record]).steps[-1]
             if last.ok and last.type == "accept":
                 self._pin(record, private=True)
                 self._announce(self._refold())

@@ -31,7 +31,7 @@ from tclk_tui.protocol.codec import encode_frame, try_decode_frame
 from tclk_tui.protocol.errors import TclkError
 from tclk_tui.protocol.hexutil import HEX32_RE
 from tclk_tui.protocol.locks import point_lock_from_witness, verify_secret
-from tclk_tui.protocol.naming import OFFER_ROOM
+from tclk_tui.protocol.naming import OFFER_ROOM, deal_room
 from tclk_tui.protocol.panel import Panel, panel_of
 from tclk_tui.protocol.transcript import TranscriptRecord, verify_transcript_record
 from tclk_tui.technocore.budget import traffic
@@ -110,7 +110,8 @@ async def send_pending(wallet: Wallet) -> None:
               "the restart was sent again", deal.deal_id)
 
 
-def _adopt_private_accept(wallet: Wallet, record: TranscriptRecord) -> str | None:
+def _adopt_private_accept(wallet: Wallet, record: TranscriptRecord, *,
+                          bound_before_board: bool = False) -> str | None:
     """Offer a private accept to its deal: it binds the deal only if no accept has (the deal
     journals it then); None once it is the deal's accept, else why it was refused. A refused
     one is journaled nowhere."""
@@ -121,7 +122,7 @@ def _adopt_private_accept(wallet: Wallet, record: TranscriptRecord) -> str | Non
     if deal is None:
         return "names no deal of this wallet"
     bound_before = deal.accept_record is not None
-    why = deal.ingest_private(record)
+    why = deal.ingest_private(record, bound_before_board=bound_before_board)
     if why is not None:
         return why
     _show_on_board(wallet, deal.offer_record, record)
@@ -177,12 +178,32 @@ async def _confirm_bound(wallet: Wallet, deal: DealSession) -> None:
               deal.deal_id)
 
 
+WITHDRAWN_REASON = "withdrawn: accepted privately"
+
+
+def _withdrawn_by_us(wallet: Wallet, deal: DealSession) -> bool:
+    """Our own signed withdrawal of this offer is on the board: we bound a private accept."""
+    for record in deal.board_records:
+        frame = try_decode_frame(record.line) if record.sender == wallet.did else None
+        if (frame is not None and frame["type"] == "cancel"
+                and frame.get("reason") == WITHDRAWN_REASON
+                and verify_transcript_record(record).ok):
+            return True
+    return False
+
+
+async def _we_spoke_in(wallet: Wallet, contract: str) -> bool:
+    """This wallet's own signed line is in the contract's deal room (its "bound" heartbeat at
+    least): only the accept we bound made that contract, since nobody else signs as us."""
+    export = await wallet.client.export(deal_room(contract))
+    return any(record.sender == wallet.did for record in export.verified)
+
+
 async def _withdraw(wallet: Wallet, deal: DealSession) -> None:
     """Our offer is bound to a private accept nobody else can see: withdraw it from the board
     with a signed cancel, so no later public acceptor's wallet takes itself for the party.
     The deal does not move (a contract exists; a board cancel cannot touch it)."""
-    frame = make_cancel(from_=wallet.did, contract=deal.deal_id,
-                        reason="withdrawn: accepted privately")
+    frame = make_cancel(from_=wallet.did, contract=deal.deal_id, reason=WITHDRAWN_REASON)
     await wallet.outbox.publish(OFFER_ROOM, encode_frame(frame), deal_id=deal.deal_id)
 
 
@@ -206,10 +227,18 @@ async def _letter_accept(wallet: Wallet, letter: Letter) -> str | None:
         # A public accept already on the board comes first: read it before this one binds.
         await wallet.rooms.sync_board()
     bound_before = deal.accept_record is not None
-    why = _adopt_private_accept(wallet, record)
+    # A wallet restored from its seed reads its own withdrawal on the board before the letter
+    # it withdrew for: the accept whose deal room holds our signed line is the one we bound
+    # (folded ahead of the withdrawal); any other is refused as the withdrawal says.
+    restored = not bound_before and _withdrawn_by_us(wallet, deal)
+    ours = restored and await _we_spoke_in(wallet, frame["contract"])  # VenueError: kept
+    why = _adopt_private_accept(wallet, record, bound_before_board=ours)
     if why is not None:
         return f"a private accept: {why}"
-    if not bound_before:
+    if restored:
+        _note(wallet, "info", f"offer {deal.deal_id[:10]}…: found again the private accept of "
+              f"{letter.sender[:16]}… this wallet bound before its restore", deal.deal_id)
+    elif not bound_before:
         _note(wallet, "info", f"offer {deal.deal_id[:10]}…: accepted privately by "
               f"{letter.sender[:16]}…; the offer is withdrawn from the board", deal.deal_id)
         await _withdraw(wallet, deal)
@@ -400,7 +429,8 @@ async def poll_letters(wallet: Wallet) -> int:
             reason = await _handle(wallet, letter)
         except asyncio.CancelledError:
             raise  # not done: the next poll reads it again
-        except JournalUnwritable as exc:  # not done either: kept for when there is room
+        except (JournalUnwritable, VenueError) as exc:  # not done either: kept for when
+            # there is room on the disk, or the venue answers the read the letter needs
             _note(wallet, "warning", f"from {letter.sender[:16]}…: kept unread: {exc}")
             continue
         except Exception as exc:  # fail closed: a stranger's letter never breaks the poll
@@ -418,7 +448,7 @@ async def _handle(wallet: Wallet, letter: Letter) -> str | None:
         return f"a private message of unknown kind {str(kind)[:20]!r}"
     try:
         return await handler(wallet, letter)
-    except JournalUnwritable:
+    except (JournalUnwritable, VenueError):
         raise
     except (EngineError, TclkError, ValueError, KeyError, TypeError) as exc:
         return f"a private message that could not be handled: {str(exc)[:200]}"

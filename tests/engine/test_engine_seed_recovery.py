@@ -65,3 +65,65 @@ async def test_a_restored_payer_finds_its_locked_deal_and_refunds(pair: Pair, tm
     pair.clock.ms = deal.offer["refundAfterMs"]
     await deal.confirm(deal.request_refund())
     assert deal.state.status == "refunded"
+
+
+async def _privately_accepted_and_locked(pair: Pair) -> str:
+    """Alice offers to pay; Bob accepts privately (sealed to her mailbox); she binds it,
+    withdraws the offer from the board and says so in the deal room; she locks."""
+    alice, bob = pair.alice, pair.bob
+    offer_id = (await alice.post_offer(draft(rails="memory"))).deal_id
+    await bob.sync()
+    await bob.accept_offer(offer_id, private=True)
+    await alice.check_mail()
+    await pair.sync()
+    await lock_as_payer(pair, alice.deal(offer_id), "memory")
+    return offer_id
+
+
+async def test_a_restored_offerer_finds_its_privately_accepted_deal_and_refunds(
+        pair: Pair, tmp_path):
+    """The board holds the offer and the offerer's own withdrawal; only the sealed letter in
+    its mailbox says which accept it bound. The restored wallet must not read its own
+    withdrawal as the end of a deal whose lock the rail still holds."""
+    offer_id = await _privately_accepted_and_locked(pair)
+    contract = pair.alice.deal(offer_id).state.contract
+    alice = await _restored(pair, "alice", tmp_path)
+    await alice.check_mail()
+    await alice.sync()
+    deal = alice.deal(offer_id)
+    assert (deal.role, deal.state.contract, deal.state.status) == ("payer", contract, "locked")
+    assert deal.accept_private
+    pair.clock.ms = deal.offer["refundAfterMs"]
+    await deal.confirm(deal.request_refund())
+    assert deal.state.status == "refunded"
+
+
+async def test_a_restored_offerer_binds_no_strangers_private_accept(pair: Pair, tmp_path,
+                                                                   monkeypatch):
+    """After the restore, a stranger's sealed accept of the withdrawn offer is read before the
+    real one (here the real one is held back): its deal room holds no line of the offerer's,
+    so it binds nothing; the real letter, read next, binds the deal."""
+    from tclk_tui.engine import private_deals
+    from tests.engine.test_engine_one_accept import _seal_accept
+
+    offer_id = await _privately_accepted_and_locked(pair)
+    mallory = await pair.stranger("mallory")
+    await _seal_accept(mallory, pair.alice.deal(offer_id).offer)
+    alice = await _restored(pair, "alice", tmp_path)
+    real = private_deals.HANDLERS["accept"]
+    held: list = []
+
+    async def strangers_first(wallet, letter):
+        if letter.sender == pair.bob.did and not held:
+            held.append(letter)
+            return "held back by the test"
+        return await real(wallet, letter)
+
+    monkeypatch.setitem(private_deals.HANDLERS, "accept", strangers_first)
+    await alice.check_mail()
+    deal = alice.deal(offer_id)
+    assert held and deal.accept_record is None and deal.state.status == "cancelled"
+    assert mallory.did in [who for who, _ in deal.view().refused_accepts]
+    await real(alice, held[0])
+    await alice.sync()
+    assert deal.state.payee_did == pair.bob.did and deal.state.status == "locked"
