@@ -8,10 +8,17 @@ from __future__ import annotations
 
 import collections
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
 
 from tclk_tui.engine.actions import GATE_ACTIONS
 
-GateAction = str  # one of `engine.actions.GATE_ACTIONS` (a request for anything else is refused)
+# One of `engine.actions.GATE_ACTIONS`: a request for anything else is refused when it is made.
+# At run time the type is the table's own Literal (what a reader of the hints, a decoder or a
+# property test, sees); the type checker cannot read a table, so to it the action is a str.
+if TYPE_CHECKING:
+    GateAction = str
+else:
+    GateAction = Literal[tuple(sorted(GATE_ACTIONS))]
 
 
 class GateRefused(Exception):
