@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from tclk_tui.engine.actions import DEAL_ACTIONS
 from tclk_tui.engine.words import plain_words, plural
 
 Answer = Mapping[str, Any]
@@ -176,11 +177,11 @@ def bundle_lines(b: Answer) -> list[str]:
     return lines
 
 
-# One per registry command; a command missing here prints its JSON answer.
+# One per registry command; a command missing here prints its JSON answer. A gated deal action
+# (the action table's) says what it did to the deal.
 TEXT: Mapping[str, Callable[[Answer], str]] = {
     "identity": identity, "board": board, "offer": offer, "accept": accept,
-    "lock": _performed("lock"), "reveal": _performed("reveal"),
-    "refund": _performed("refund"), "cancel": _performed("cancel"),
+    **{a.name: _performed(a.name) for a in DEAL_ACTIONS if a.gated},
     "cancel-wait": cancel_wait, "status": status,
     "deals": deals, "heartbeat": heartbeat, "receipt": receipt, "rails": rails, "tally": tally,
     "audit": audit, "reconcile": status,

@@ -5,8 +5,10 @@ off the declaration, never written again here: a tool takes its command's params
 confirmation a gated command needs (that is the desk's to give under `auto`, or the operator's
 under `ask`, never the agent's), with the CLI's `late` spelt out. What this table adds is the
 agents' policy around the command, declared once: which commands an agent may be granted at
-all, and which checks the desk runs around each (`Policy`). Whether a tool is gated (and so
-needs `auto` or an operator's approval) is the command's own `gated`.
+all, and which checks the desk runs around each (`Policy`). A deal action's tool and its policy
+class are its row in the action table (`engine.actions`, its `agents`), read from there.
+Whether a tool is gated (and so needs `auto` or an operator's approval) is the command's own
+`gated`.
 
 Two parameters are the policy's own, declared here: `wait_s` on every gated tool (how long the
 agent waits for the operator) and `approval` on the one tool that is the desk's, not the
@@ -25,6 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from tclk_tui.agents.tools import Run, ToolRegistry
+from tclk_tui.engine.actions import DEAL_ACTIONS
 from tclk_tui.engine.commands import REGISTRY, Command, Param
 
 RENAMED = {"late": "acknowledge_late"}  # the CLI's flag, spelt out for an agent
@@ -95,18 +98,22 @@ class AgentTool:
         return (*out, WAIT) if declaration.gated else tuple(out)
 
 
+POLICIES = {p.name: p for p in (READ, NEW_DEAL, OWN_DEAL, OWN_DEAL_COMMITS)}
+
+
+def _deal_actions(*policies: Policy) -> tuple[AgentTool, ...]:
+    """The deal actions' tools under these policies, as the action table declares them."""
+    return tuple(AgentTool(a.name, POLICIES[a.agents]) for a in DEAL_ACTIONS
+                 if a.agents is not None and POLICIES[a.agents] in policies)
+
+
 CATALOG: tuple[AgentTool, ...] = (
     AgentTool("board", READ),
     AgentTool("offer", NEW_DEAL),
-    AgentTool("accept", NEW_DEAL),
+    *_deal_actions(NEW_DEAL),
     AgentTool("status", READ),
     AgentTool("deals", READ),
-    AgentTool("lock", OWN_DEAL_COMMITS),
-    AgentTool("reveal", OWN_DEAL_COMMITS),
-    AgentTool("refund", OWN_DEAL),
-    AgentTool("cancel", OWN_DEAL),
-    AgentTool("heartbeat", OWN_DEAL),
-    AgentTool("receipt", OWN_DEAL),
+    *_deal_actions(OWN_DEAL_COMMITS, OWN_DEAL),
     AgentTool("rails", READ),
     AgentTool("audit", READ, command="audit-deal"),
     AgentTool("approval", READ, command=None,

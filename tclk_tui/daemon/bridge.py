@@ -16,6 +16,7 @@ from typing import Any
 
 from tclk_tui.daemon.codec import Decoder, to_wire
 from tclk_tui.daemon.wire import INVALID_PARAMS, METHOD_NOT_FOUND, REFUSED, RpcError
+from tclk_tui.engine.actions import DEAL_ACTIONS
 from tclk_tui.engine.arbitration import ArbitrationError
 from tclk_tui.engine.commands import command_error
 from tclk_tui.engine.errors import EngineError
@@ -35,8 +36,10 @@ ALLOWED: dict[str, frozenset[str]] = {
                          "confirm_seed_backup", "request_seed_restore", "confirm_seed_restore",
                          "request_secret_reveal", "confirm_secret_reveal"}),
     "board": frozenset({"query", "listing", "rows", "get", "rejected", "__len__"}),
-    "deal": frozenset({"view", "request_lock", "request_reveal", "request_cancel",
-                       "request_refund", "confirm", "heartbeat", "receipt"}),
+    # From the action table: each gated deal action's request (then the one `confirm`), and
+    # each ungated frame a deal posts, by the deal's method of the action's name.
+    "deal": frozenset({"view", "confirm", *(a.request for a in DEAL_ACTIONS if a.request),
+                       *(a.name for a in DEAL_ACTIONS if a.builder and not a.gated)}),
     "arbitration": frozenset({"split", "combine", "commit_vote", "verify_vote", "tally"}),
     "settings": frozenset({"get_setting", "set_setting"}),
 }

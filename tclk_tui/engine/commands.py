@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from tclk_tui.engine.actions import ACTIONS, RAIL_OPS, gating
 from tclk_tui.engine.errors import EngineError, JournalUnwritable, os_error_sentence
 from tclk_tui.engine.gates import GateFact, GateRefused, GateRequest, WrongCode, wrong_code
 from tclk_tui.engine.id_prefix import id_prefix
@@ -556,11 +557,14 @@ def _check_code(command: Command, request: GateRequest, typed: str) -> None:
 
 
 def _simple_gate(action: str) -> Runner:
+    method = ACTIONS[action].request  # the deal's request_refund, request_cancel
+    assert method is not None
+
     async def run(wallet: Wallet, p: dict[str, Any]) -> DealView | Unconfirmed:
         deal = _deal(wallet, p["deal"])
         if action == "refund":
             await deal.check_rail()  # the rail, not the transcript, decides a refund
-        request = deal.request_refund() if action == "refund" else deal.request_cancel()
+        request = getattr(deal, method)()
         if not p["yes"]:
             return Unconfirmed(request)
         return await _confirm(REGISTRY[action], deal, request)
@@ -860,34 +864,28 @@ ACCEPT = Command(
            f"{rehearsal_note()}"),
      Param("private", bool, "deliver the accept sealed to the offerer's mailbox instead of "
            "posting it on the board", default=False)),
-    "the deal summary {deal, contract, role, status, ...}", gated=False, run=_accept,
-    wire=deal_summary)
+    "the deal summary {deal, contract, role, status, ...}", run=_accept, wire=deal_summary,
+    **gating("accept"))
 LOCK = Command(
     "lock", "lock funds on a rail (payer)",
     (_DEAL,
      Param("rail", str, "lock on this offered rail (default: the first one set up here); "
            f"{rehearsal_note()}"),
      _YES),
-    _GATED_RESULT,
-    gated=True, run=_lock, wire=deal_summary, confirm="yes")
+    _GATED_RESULT, run=_lock, wire=deal_summary, **gating("lock"))
 REVEAL = Command(
     "reveal", "reveal the secret to claim (payee)",
     (_DEAL,
      Param("confirm", str, "the first 4 hex of the contract id, typed to confirm",
            metavar="HEX4"),
      Param("late", bool, "acknowledge a reveal past claimByMs", default=False)),
-    _GATED_RESULT,
-    gated=True, run=_reveal, wire=deal_summary, confirm="confirm")
+    _GATED_RESULT, run=_reveal, wire=deal_summary, **gating("reveal"))
 REFUND = Command(
     "refund", "refund after the window opens (payer)", (_DEAL, _YES),
-    _GATED_RESULT,
-    gated=True, run=_simple_gate("refund"), wire=deal_summary,
-    confirm="yes")
+    _GATED_RESULT, run=_simple_gate("refund"), wire=deal_summary, **gating("refund"))
 CANCEL = Command(
     "cancel", "cancel before any lock", (_DEAL, _YES),
-    _GATED_RESULT,
-    gated=True, run=_simple_gate("cancel"), wire=deal_summary,
-    confirm="yes")
+    _GATED_RESULT, run=_simple_gate("cancel"), wire=deal_summary, **gating("cancel"))
 STATUS = Command(
     "status", "one deal's state, deadlines and transcript", (_DEAL,),
     "the deal summary plus {rails, rail_moves_value, deadlines, note, records: [{room, seq, "
@@ -896,11 +894,11 @@ STATUS = Command(
 RECONCILE = Command(
     "reconcile", "re-read the rail and re-fold a deal whose rail and transcript disagree",
     (_DEAL,), "the same answer as status; a refund is in actions once the window is open and "
-    "the rail holds the funds", gated=False, run=_reconcile, wire=deal_detail)
+    "the rail holds the funds", run=_reconcile, wire=deal_detail, **gating("reconcile"))
 CANCEL_WAIT = Command(
     "cancel-wait", "drop a deal's transaction that waits for the fee, before it is signed",
     (_DEAL, Param("action", str, "only this one (default: whichever waits)",
-                  choices=("lock", "claim", "refund"))),
+                  choices=RAIL_OPS)),
     "the deal summary plus {cancelled: [the actions dropped]} (none: nothing was waiting, or "
     "it was already being sent)", gated=False, run=_cancel_wait)
 DEALS = Command(
@@ -909,10 +907,10 @@ DEALS = Command(
 HEARTBEAT = Command(
     "heartbeat", "post a liveness note into a deal's room",
     (_DEAL, Param("note", str, "a short note for the counterparty")),
-    "the deal summary", gated=False, run=_heartbeat, wire=deal_summary)
+    "the deal summary", run=_heartbeat, wire=deal_summary, **gating("heartbeat"))
 RECEIPT = Command(
     "receipt", "post the receipt of a settled or cancelled contract", (_DEAL,),
-    "the deal summary", gated=False, run=_receipt, wire=deal_summary)
+    "the deal summary", run=_receipt, wire=deal_summary, **gating("receipt"))
 RAILS = Command(
     "rails", "list the settlement rails set up in this wallet", (),
     "{rails: [{id, moves_value, describe}], set_aside: {id: why it cannot be chosen here}}",
@@ -951,7 +949,7 @@ RELEASE = Command(
     "release", "release a case's secret (or this juror's share) sealed to the payee",
     (_CASE, Param("confirm", str, "the first 4 hex of the contract id, typed to confirm",
                   metavar="HEX4")),
-    _GATED_RESULT, gated=True, run=_release, wire=_case, confirm="confirm")
+    _GATED_RESULT, run=_release, wire=_case, **gating("release"))
 WITHHOLD = Command(
     "withhold", "decide not to release a case: the payer refunds after the deadline",
     (_CASE,), "the case", gated=False, run=_withhold, wire=_case)
@@ -979,8 +977,8 @@ EVIDENCE = Command(
 SEED_BACKUP = Command(
     "seed-backup", "show the master seed's backup text, which restores every deal secret",
     (_YES,), "{seed, performed: true}: the backup text; unconfirmed, {performed: false, gate}",
-    gated=True, run=_seed_backup, confirm="yes", vault_alone=True, shows_secret=True,
-    cli="vault backup")
+    run=_seed_backup, vault_alone=True, shows_secret=True, cli="vault backup",
+    **gating("seed-backup"))
 SEED_RESTORE = Command(
     "seed-restore", "restore the master seed from its backup text",
     (Param("seed", str, "the backup text (a face reads it without echo or from stdin, never "
@@ -988,14 +986,14 @@ SEED_RESTORE = Command(
      Param("replace", bool, "replace the profile's current, different master seed (never one "
            "in use: its identity or deal secrets derive from it)", default=False)),
     "{fingerprint, performed: true}; a restore that replaces a seed is unconfirmed without "
-    "replace: {performed: false, gate}", gated=True, run=_seed_restore, confirm="replace",
-    vault_alone=True, cli="vault restore")
+    "replace: {performed: false, gate}", run=_seed_restore, vault_alone=True,
+    cli="vault restore", **gating("seed-restore"))
 SECRET_REVEAL = Command(
     "secret-reveal", "show one deal's secret (its preimage or witness) on the screen",
     (_DEAL, Param("confirm", str, "the first 4 hex of the contract id (of the deal id before "
                   "there is a contract), typed to confirm", metavar="HEX4")),
-    "{deal, secret, performed: true}; unconfirmed, {performed: false, gate}", gated=True,
-    run=_secret_reveal, confirm="confirm", shows_secret=True, cli=False)
+    "{deal, secret, performed: true}; unconfirmed, {performed: false, gate}",
+    run=_secret_reveal, shows_secret=True, cli=False, **gating("secret-reveal"))
 _KIND = Param("kind", str, "what the shares are of: a hash lock's preimage or a point lock's "
               "witness", default="preimage", choices=("preimage", "witness"))
 _SHOW = Param("yes", bool, "confirm: show it (without, the facts of what would be shown)",
@@ -1005,22 +1003,22 @@ SPLIT = Command(
     (_KIND, Param("secret", str, "the secret to split (0x and 64 hex)", required=True,
                   secret=True),
      Param("parts", int, "how many shares: 2 to 64", default=3), _SHOW),
-    "{kind, shares, performed: true}; unconfirmed, {performed: false, gate}", gated=True,
-    run=_split, confirm="yes", shows_secret=True, cli=False)
+    "{kind, shares, performed: true}; unconfirmed, {performed: false, gate}", run=_split,
+    shows_secret=True, cli=False, **gating("split"))
 COMBINE = Command(
     "combine", "rebuild a secret from a committee's shares, and check it opens the statement",
     (_KIND, Param("shares", list[str], "every share (0x and 64 hex each)", required=True,
                   secret=True),
      Param("statement", str, "the lock's statement the rebuilt secret must open"), _SHOW),
     "{kind, value, opens, performed: true}; unconfirmed, {performed: false, gate} (its facts "
-    "say whether the value opens the statement)", gated=True, run=_combine, confirm="yes",
-    shows_secret=True, cli=False)
+    "say whether the value opens the statement)", run=_combine, shows_secret=True, cli=False,
+    **gating("combine"))
 COMMIT_VOTE = Command(
     "commit-vote", "make a vote's commitment and the salt that opens it, posting nothing",
     (Param("contract", str, "the contract id (0x and 64 hex)", required=True),
      Param("verdict", str, "the verdict, e.g. release", required=True), _SHOW),
     "{contract, commitment, salt, commit_line, performed: true}; unconfirmed, {performed: "
-    "false, gate}", gated=True, run=_commit_vote, confirm="yes", shows_secret=True, cli=False)
+    "false, gate}", run=_commit_vote, shows_secret=True, cli=False, **gating("commit-vote"))
 VERIFY_VOTE = Command(
     "verify-vote", "check that a verdict and its salt open a vote's commitment",
     (Param("commitment", str, "the commitment as posted", required=True),

@@ -40,7 +40,7 @@ from tclk_tui.protocol.adaptor import PreSignature, pre_sign, verify_pre_signatu
 from tclk_tui.protocol.codec import encode_frame, try_decode_frame
 from tclk_tui.protocol.errors import RailError, TclkError
 from tclk_tui.protocol.locks import verify_secret
-from tclk_tui.protocol.machine import ContractState, lock_terms
+from tclk_tui.protocol.machine import MOVES_TO, ContractState, lock_terms
 from tclk_tui.protocol.naming import OFFER_ROOM, deal_room
 from tclk_tui.protocol.panel import panel_of
 from tclk_tui.protocol.rails import normalize_rail_id, rail_in_offer
@@ -505,11 +505,8 @@ class DealSession:
                    in enumerate(zip(self._records(), self._steps, strict=False))]
         timeline = []
         for record, step in zip(self._records(), self._steps, strict=False):
-            if step.ok and step.type in ("offer", "accept", "lock", "reveal", "refund",
-                                         "cancel"):
-                status = {"offer": "proposed", "accept": "accepted", "lock": "locked",
-                          "reveal": "claimed", "refund": "refunded",
-                          "cancel": "cancelled"}[step.type]
+            status = MOVES_TO.get(step.type or "")  # the status this step moved the deal to
+            if step.ok and status is not None:
                 timeline.append(TimelineEntry(status=status, ts_ms=record.timestamp_ms,
                                               by=record.sender))
         rail = self.ctx.rails.get(state.rail or "")

@@ -8,11 +8,17 @@ from __future__ import annotations
 
 import collections
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-GateAction = Literal["lock", "reveal", "cancel", "refund", "seed-backup", "seed-restore",
-                     "secret-reveal", "arbiter-release", "arbiter-split", "arbiter-combine",
-                     "vote-commit"]
+from tclk_tui.engine.actions import GATE_ACTIONS
+
+# One of `engine.actions.GATE_ACTIONS`: a request for anything else is refused when it is made.
+# At run time the type is the table's own Literal (what a reader of the hints, a decoder or a
+# property test, sees); the type checker cannot read a table, so to it the action is a str.
+if TYPE_CHECKING:
+    GateAction = str
+else:
+    GateAction = Literal[tuple(sorted(GATE_ACTIONS))]
 
 
 class GateRefused(Exception):
@@ -58,6 +64,10 @@ class GateRequest:
     # The sentence every face prints to ask for the code, written once here in the engine.
     prompt: str = ""
     token: str = field(default="", compare=False)
+
+    def __post_init__(self) -> None:
+        if self.action not in GATE_ACTIONS:
+            raise ValueError(f"{self.action!r} is not a gated action")
 
     @property
     def allowed(self) -> bool:

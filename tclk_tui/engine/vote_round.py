@@ -1,9 +1,11 @@
 """One commit-reveal round of a deal's panel, read from the deal room's signed records (§8.3).
 
 The round is a pure reading of records, so the console and an offline audit of `/export` files
-give the same answer. Rules, in venue order:
+give the same answer. This reader keeps out what is no vote: a line with a bad signature, an
+unreadable one, and one from anyone not on the panel (shown once per sender and ignored). Each
+juror's vote line then goes, in venue order, through the protocol's round table
+(`protocol.vote_machine`), which holds the order of a round:
 
-- only the panel's jurors count; a vote line from anyone else is shown and ignored;
 - a commitment at or after the round's deadline is late and ignored, as is a second one;
 - an opening counts only when it opens that juror's own commitment; a mismatch is flagged;
 - an opening posted while some juror had not committed and the deadline had not passed is
@@ -17,21 +19,15 @@ console, `round`, `tally`, the offline audit and the evidence bundle all call `o
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 
 from tclk_tui.engine.arbitration import Tally
-from tclk_tui.protocol.arbitration import verify_vote_commitment
 from tclk_tui.protocol.errors import TclkError
 from tclk_tui.protocol.panel import panel_of, vote_deadline
-from tclk_tui.protocol.side_lines import (
-    VoteCommitLine,
-    VoteRevealLine,
-    is_vote_line,
-    try_parse_vote,
-)
+from tclk_tui.protocol.side_lines import is_vote_line, try_parse_vote
 from tclk_tui.protocol.transcript import TranscriptRecord, verify_transcript_record
+from tclk_tui.protocol.vote_machine import apply_vote, open_round
 
 MAX_PROBLEMS = 200  # a room full of junk vote lines is not a list without end
 
@@ -77,10 +73,11 @@ class RoundView:
 
 def read_round(contract: str, records: Iterable[TranscriptRecord], jurors: tuple[str, ...],
                deadline_ms: int, now_ms: int | None = None) -> RoundView:
-    """The round as the signed records establish it (now_ms: a live reader's clock)."""
-    commits: dict[str, tuple[int, str]] = {}
-    verdicts: dict[str, str] = {}
-    flags: dict[str, list[str]] = {d: [] for d in jurors}
+    """The round as the signed records establish it (now_ms: a live reader's clock): each
+    juror's readable, signed vote line applied in venue order by the protocol's round table
+    (`protocol.vote_machine`)."""
+    round_ = open_round(contract, jurors, deadline_ms)
+    commit_seq: dict[str, int] = {}
     problems: list[str] = []
     outsiders: set[str] = set()
     for record in records:
@@ -91,48 +88,31 @@ def read_round(contract: str, records: Iterable[TranscriptRecord], jurors: tuple
             problems.append(f"{where}: vote line with a bad signature ignored")
             continue
         juror = record.sender
-        if juror not in flags:
+        if round_.juror(juror) is None:
             if juror not in outsiders:  # said once per sender: throwaway DIDs cost nothing
                 outsiders.add(juror)
                 problems.append(f"{where}: vote line from {juror[:20]}…, who is not on the "
                                 "panel, ignored")
             continue
         vote = try_parse_vote(record.line)
-        if isinstance(vote, VoteCommitLine):
-            if record.timestamp_ms >= deadline_ms:
-                problems.append(f"{where}: commitment after the round closed ignored")
-                flags[juror].append("late commitment")
-            elif juror in commits:
-                problems.append(f"{where}: second commitment from one juror ignored")
-            else:
-                commits[juror] = (record.seq, vote.commitment)
-        elif isinstance(vote, VoteRevealLine):
-            salt, verdict = vote.salt, vote.verdict
-            if juror not in commits:
-                problems.append(f"{where}: opening without a commitment ignored")
-            elif juror in verdicts:
-                problems.append(f"{where}: second opening from one juror ignored")
-            elif not verify_vote_commitment(commits[juror][1], contract, verdict, salt):
-                problems.append(f"{where}: opening does not match its commitment")
-                flags[juror].append("mismatched opening")
-            else:
-                verdicts[juror] = verdict
-                if len(commits) < len(jurors) and record.timestamp_ms < deadline_ms:
-                    flags[juror].append("opened before every juror committed")
-        else:
+        if vote is None:
             problems.append(f"{where}: unreadable vote line")
+            continue
+        step = apply_vote(round_, juror, vote, record.timestamp_ms)
+        round_ = step.round
+        if step.move.problem is not None:
+            problems.append(f"{where}: {step.move.problem}")
+        if (step.before, step.move.after) == ("waiting", "committed"):
+            commit_seq[juror] = record.seq
     views = tuple(
-        JurorVote(did=d, index=i, committed=d in commits,
-                  commit_seq=commits[d][0] if d in commits else None,
-                  commitment=commits[d][1] if d in commits else None,
-                  opened=d in verdicts, verdict=verdicts.get(d), flags=tuple(flags[d]))
-        for i, d in enumerate(jurors))
-    all_committed = len(commits) == len(jurors)
-    closed = all_committed or (now_ms is not None and now_ms >= deadline_ms)
-    counts = Counter(verdicts.values())
+        JurorVote(did=j.did, index=i, committed=j.state != "waiting",
+                  commit_seq=commit_seq.get(j.did), commitment=j.commitment,
+                  opened=j.state == "opened", verdict=j.verdict, flags=j.flags)
+        for i, j in enumerate(round_.jurors))
     return RoundView(contract=contract, deadline_ms=deadline_ms, jurors=views,
-                     counts=dict(counts.most_common()), problems=tuple(problems[:MAX_PROBLEMS]),
-                     all_committed=all_committed, commit_closed=closed)
+                     counts=round_.tally(), problems=tuple(problems[:MAX_PROBLEMS]),
+                     all_committed=round_.all_committed,
+                     commit_closed=round_.commit_closed(now_ms))
 
 
 def offer_round(offer: Mapping, contract: str, records: Iterable[TranscriptRecord],

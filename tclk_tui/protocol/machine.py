@@ -206,6 +206,13 @@ NEXT_STATUS: Final[Mapping[tuple[str, str], str]] = {
     ("locked", "heartbeat"): "locked",
 }
 
+#: The status each frame type moves a contract to (an offer opens it as proposed): the steps of
+#: a deal's timeline. Receipts and heartbeats move none, so they are not here.
+MOVES_TO: Final[Mapping[str, str]] = {
+    "offer": STATUSES[0],
+    **{kind: after for (before, kind), after in NEXT_STATUS.items() if after != before},
+}
+
 
 def _same_contract(kind: str) -> Guard:
     def guard(state: ContractState, frame: Frame, now_ms: Now) -> str | None:
@@ -631,6 +638,7 @@ def lock_terms(state: ContractState) -> LockTerms:
 
 __all__ = [
     "CLOCK_REASON",
+    "MOVES_TO",
     "NEXT_STATUS",
     "RULES",
     "STATUSES",

@@ -19,6 +19,8 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import DataTable, OptionList, Static
 
+from tclk_tui.engine.actions import DEAL_ACTIONS as ACTION_TABLE
+from tclk_tui.engine.actions import GATED_DEAL_ACTIONS
 from tclk_tui.engine.views import DealView, RecordView, TimelineEntry
 from tclk_tui.engine.words import plain_words
 from tclk_tui.tui.board_pane import BoardPane
@@ -29,12 +31,10 @@ from tclk_tui.tui.keymap import bound_keys
 from tclk_tui.tui.safe import join, literal
 from tclk_tui.tui.transcript_table import TranscriptTable
 
-DEAL_ACTIONS = ("accept", "lock", "reveal", "refund", "cancel", "heartbeat", "receipt",
-                "reconcile")
-GATED_ACTIONS = frozenset({"lock", "reveal", "refund", "cancel"})
-ACTION_LABELS = {"accept": "Accept", "lock": "Lock", "reveal": "Reveal", "refund": "Refund",
-                 "cancel": "Cancel", "heartbeat": "Heartbeat", "receipt": "Receipt",
-                 "reconcile": "Reconcile"}
+# The action table's (engine.actions): every deal action, its label and key, which are gated.
+DEAL_ACTIONS = tuple(a.name for a in ACTION_TABLE)
+GATED_ACTIONS = GATED_DEAL_ACTIONS
+ACTION_LABELS = {a.name: a.label for a in ACTION_TABLE}
 
 
 def no_deals_text(accept_key: str = "a", new_offer_key: str = "n") -> Text:
@@ -141,8 +141,7 @@ def agents_text(calls: list[tuple[str, str, str, str]]) -> Text:
 
 
 class DealRoomPane(Vertical):
-    DEAL_KEYS = (("accept", "a"), ("lock", "l"), ("reveal", "r"), ("refund", "f"),
-                 ("cancel", "x"), ("heartbeat", "h"), ("receipt", "e"), ("reconcile", "g"))
+    DEAL_KEYS = tuple((a.name, a.key) for a in ACTION_TABLE)
     # Every deal key answers, valid now or not. A valid action's binding is on the footer; one
     # that is not valid is off it (check_action), so Textual tries the next binding of that
     # key, its hidden twin, which says why: a key that silently does nothing reads as broken.

@@ -27,6 +27,7 @@ from textual.css.query import NoMatches
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Footer, Input, Static
 
+from tclk_tui.engine.actions import GATE_TITLES
 from tclk_tui.engine.gates import GateFact, GateRefused, GateRequest
 from tclk_tui.engine.words import plain_words
 from tclk_tui.tui.calm_button import CalmButton
@@ -41,16 +42,7 @@ Perform = Callable[[GateRequest, str | None, bool], Awaitable[Any] | Any]
 # refresh() -> the engine's answer now, e.g. `deal.request_reveal`.
 Refresh = Callable[[], GateRequest]
 
-ACTION_TITLES = {
-    "lock": "Lock funds on the rail",
-    "reveal": "Reveal the secret (claim)",
-    "cancel": "Cancel the deal",
-    "refund": "Refund the lock",
-    "seed-backup": "Show the master seed backup",
-    "seed-restore": "Restore the master seed from a backup",
-    "secret-reveal": "Show one secret on screen",
-    "arbiter-release": "Release to the payee, sealed",
-}
+ACTION_TITLES = GATE_TITLES  # the action table's (engine.actions), by gated action
 MARK_OK = "ok  "
 MARK_BLOCKS = "NO  "
 MARK_NOTE = "note"
