@@ -69,3 +69,20 @@ def test_a_failed_transaction_leaves_nothing_half_written(journal):
     assert journal.settings.get("k") is None
     journal.settings.set("k", "after")  # no transaction was left open
     assert journal.settings.get("k") == "after"
+
+
+def test_a_transaction_that_skips_the_fsync_puts_full_sync_back(journal):
+    """`durable=False` (an agent's audit row of a read) commits at synchronous NORMAL; every
+    write after it, and after one that raised, is back at FULL."""
+    def synchronous() -> int:
+        with journal.db.connection() as conn:
+            return conn.execute("PRAGMA synchronous").fetchone()[0]
+
+    with journal.db.transaction(durable=False) as conn:
+        assert conn.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL
+        conn.execute("INSERT INTO settings VALUES ('light', 'v', 0)")
+    assert synchronous() == 2 and journal.settings.get("light") == "v"
+    with pytest.raises(RuntimeError), journal.db.transaction(durable=False) as conn:
+        conn.execute("INSERT INTO settings VALUES ('lost', 'v', 0)")
+        raise RuntimeError("crash inside a light write")
+    assert synchronous() == 2 and journal.settings.get("lost") is None
