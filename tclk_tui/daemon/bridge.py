@@ -38,7 +38,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "deal": frozenset({"view", "request_lock", "request_reveal", "request_cancel",
                        "request_refund", "confirm", "heartbeat", "receipt"}),
     "arbitration": frozenset({"split", "combine", "commit_vote", "verify_vote", "tally"}),
-    "settings": frozenset({"get_setting", "set_setting"}),
+    "settings": frozenset({"get", "set"}),
 }
 SETTINGS = frozenset({"theme"})  # the app remembers its theme in the owner's journal
 # Exceptions an attached face rebuilds by name, so it reacts exactly as in-process.
@@ -55,7 +55,7 @@ def _target(wallet: Wallet, target: str, params: dict[str, Any]) -> Any:
     if target == "arbitration":
         return wallet.arbitration
     if target == "settings":
-        return wallet.journal
+        return wallet.journal.settings
     deal = params.get("deal")
     if not isinstance(deal, str):
         raise RpcError(INVALID_PARAMS, "deal is required")
