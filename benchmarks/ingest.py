@@ -60,7 +60,7 @@ from tclk_tui.rails.memory import MemoryRail
 from tclk_tui.rehearsal.config import MIB, VenueConfig
 from tclk_tui.rehearsal.rooms import format_ts
 from tclk_tui.rehearsal.runner import start_venue
-from tclk_tui.store.journal import Journal
+from tclk_tui.store.records import RecordStore
 from tclk_tui.technocore.client import VenueClient
 from tclk_tui.vault.file_backend import FileVaultBackend
 from tclk_tui.vault.file_format import KdfParams
@@ -122,7 +122,7 @@ def instrumented(clocks: Clocks) -> Iterator[None]:
         (RoomSync, "ingest", "sync: journal + board + routing, all batches"),
         (Evidence, "add", "sync: journal the records"),
         (OffersBoard, "ingest", "sync: board (decode + model)"),
-        (Journal, "records", "restart: journal read back"),
+        (RecordStore, "of_room", "restart: journal read back"),
     ]
     saved = [(owner, name, getattr(owner, name)) for owner, name, _ in targets]
     for owner, name, label in targets:

@@ -99,7 +99,7 @@ def run(args: argparse.Namespace, profile_dir: Path, open_journal: JournalOpener
             info["spent_24h"] = journal.agents.spent(args.name, since_ms=since)
             info["pending_approvals"] = [a.id for a in journal.agents.approvals("pending")
                                          if a.agent == args.name]
-            info["wallet_mailbox"] = journal.get_setting("agents.mailbox")
+            info["wallet_mailbox"] = journal.settings.get("agents.mailbox")
         finally:
             journal.close()
         lines = [f"agent {manifest.name}: "

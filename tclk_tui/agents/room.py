@@ -67,10 +67,10 @@ def _strict(text: str) -> object:
 
 def mailbox_of(journal) -> str:
     """The wallet's mailbox room, minted once per profile (unguessable) and kept."""
-    name = journal.get_setting(MAILBOX_SETTING)
+    name = journal.settings.get(MAILBOX_SETTING)
     if name is None:
         name = "mb-p-" + secrets.token_hex(8)
-        journal.set_setting(MAILBOX_SETTING, name)
+        journal.settings.set(MAILBOX_SETTING, name)
     return name
 
 
@@ -102,7 +102,7 @@ class RoomServer:
 
     async def run(self) -> None:
         """Follow the mailbox for ever (cancel to stop), resuming from the journaled cursor."""
-        cursor = self.journal.cursor(self.mailbox) if self.journal is not None else None
+        cursor = self.journal.cursors.get(self.mailbox) if self.journal is not None else None
         # No cursor yet: the mailbox is this profile's own, so everything in it is for us.
         since = cursor.seq if cursor is not None else 0
         generation = cursor.generation if cursor is not None else None
@@ -117,7 +117,7 @@ class RoomServer:
                     await self.on_event(event)
                     since, generation = follower.cursor, follower.generation
                     if self.journal is not None and since is not None:
-                        self.journal.set_cursor(self.mailbox, generation or 0, since)
+                        self.journal.cursors.set(self.mailbox, generation or 0, since)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # the mailbox must never stop answering silently
@@ -132,8 +132,8 @@ class RoomServer:
                 await self.on_event(event)
                 cursor = getattr(event, "cursor", None)
                 if self.journal is not None and isinstance(cursor, int):
-                    self.journal.set_cursor(self.mailbox, getattr(event, "generation", None)
-                                            or 0, cursor)
+                    self.journal.cursors.set(self.mailbox, getattr(event, "generation", None)
+                                             or 0, cursor)
 
         self.reads.add(self.mailbox, handler=handler, want=lambda quiet_s: Want.STANDING,
                        since=since, generation=generation, suppress_echoes=True,

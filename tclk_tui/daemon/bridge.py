@@ -41,7 +41,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "deal": frozenset({"view", "confirm", *(a.request for a in DEAL_ACTIONS if a.request),
                        *(a.name for a in DEAL_ACTIONS if a.builder and not a.gated)}),
     "arbitration": frozenset({"split", "combine", "commit_vote", "verify_vote", "tally"}),
-    "settings": frozenset({"get_setting", "set_setting"}),
+    "settings": frozenset({"get", "set"}),
 }
 SETTINGS = frozenset({"theme"})  # the app remembers its theme in the owner's journal
 # Exceptions an attached face rebuilds by name, so it reacts exactly as in-process.
@@ -58,7 +58,7 @@ def _target(wallet: Wallet, target: str, params: dict[str, Any]) -> Any:
     if target == "arbitration":
         return wallet.arbitration
     if target == "settings":
-        return wallet.journal
+        return wallet.journal.settings
     deal = params.get("deal")
     if not isinstance(deal, str):
         raise RpcError(INVALID_PARAMS, "deal is required")

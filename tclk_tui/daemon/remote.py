@@ -212,11 +212,19 @@ class RemoteArbitration(_Port):
 class RemoteSettings(_Port):
     """The owner's journal settings the app may read and write (its theme)."""
 
-    def get_setting(self, key: str) -> str | None:
-        return self.call("get_setting", key)
+    def get(self, key: str) -> str | None:
+        return self.call("get", key)
 
-    def set_setting(self, key: str, value: str) -> None:
-        self.call("set_setting", key, value)
+    def set(self, key: str, value: str) -> None:
+        self.call("set", key, value)
+
+
+class RemoteJournal:
+    """What an attached face reaches of the owner's journal: the shape of `Journal` (its
+    `settings`), so the app reads its theme alike in-process and attached."""
+
+    def __init__(self, settings: RemoteSettings) -> None:
+        self.settings = settings
 
 
 class RemoteWallet:
@@ -235,7 +243,7 @@ class RemoteWallet:
         self.events: EventBus = _HeldBus()
         self.board = RemoteBoard(self, "board")
         self.arbitration = RemoteArbitration(self, "arbitration")
-        self.journal = RemoteSettings(self, "settings")
+        self.journal = RemoteJournal(RemoteSettings(self, "settings"))
         self._wallet = _Port(self, "wallet")
         self._follower: asyncio.Task[None] | None = None
         self.replayed = 0

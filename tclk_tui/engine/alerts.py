@@ -50,10 +50,10 @@ class AlertDesk:
                     deal_id: str | None = None) -> Alert | None:
         """Raise the alert unless it was raised before; returns it when new."""
         name = SETTING + key
-        if self._journal.get_setting(name) is not None:
+        if self._journal.settings.get(name) is not None:
             return None
         alert = Alert(key=key, kind=kind, text=text, deal_id=deal_id, raised_ms=self._now_ms())
-        self._journal.set_object_setting(name, {**asdict(alert), "seen": False})
+        self._journal.settings.set_object(name, {**asdict(alert), "seen": False})
         log.warning("alert (%s): %s", kind, text)
         self._events.publish(alert)
         self._spawn(self.deliver(alert))
@@ -63,8 +63,8 @@ class AlertDesk:
         """The alerts no face has shown yet, oldest first; they count as seen from now."""
         out = []
         now = self._now_ms()
-        for name in [k for k in self._journal.settings() if k.startswith(SETTING)]:
-            data = self._journal.object_setting(name)
+        for name in [k for k in self._journal.settings.all() if k.startswith(SETTING)]:
+            data = self._journal.settings.get_object(name)
             try:
                 alert = Alert(key=str(data["key"]), kind=str(data["kind"]),
                               text=str(data["text"]), deal_id=data.get("deal_id"),
@@ -72,11 +72,11 @@ class AlertDesk:
             except (KeyError, TypeError, ValueError):
                 continue
             if now - alert.raised_ms > KEEP_MS:
-                self._journal.delete_setting(name)
+                self._journal.settings.delete(name)
                 continue
             if not data.get("seen"):
                 out.append(alert)
-                self._journal.set_object_setting(name, {**data, "seen": True})
+                self._journal.settings.set_object(name, {**data, "seen": True})
         return sorted(out, key=lambda a: a.raised_ms)
 
     async def deliver(self, alert: Alert) -> None:

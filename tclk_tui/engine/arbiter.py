@@ -110,12 +110,12 @@ class RefereeDesk:
     # -- what the journal remembers ----------------------------------------------------------
 
     def _meta(self, offer_id: str) -> dict:
-        return self._w.journal.object_setting(SETTING_CASE + offer_id)
+        return self._w.journal.settings.get_object(SETTING_CASE + offer_id)
 
     def _set_meta(self, offer_id: str, **fields: object) -> None:
         meta = self._meta(offer_id)
         meta.update(fields)
-        self._w.journal.set_object_setting(SETTING_CASE + offer_id, meta)
+        self._w.journal.settings.set_object(SETTING_CASE + offer_id, meta)
 
     # -- cases -------------------------------------------------------------------------------
 
@@ -417,10 +417,10 @@ class RefereeDesk:
             raise EngineError("this wallet has no commitment in this round")
         mine = next((j for j in view.jurors if j.did == self._w.did), None)
         opened = SETTING_OPENED + view.contract
-        if (mine is not None and mine.opened) or self._w.journal.get_setting(opened):
+        if (mine is not None and mine.opened) or self._w.journal.settings.get(opened):
             raise EngineError("this wallet already opened its vote in this round: a second "
                               "opening would only be flagged")
-        self._w.journal.set_setting(opened, "1")  # before the line: two calls post one
+        self._w.journal.settings.set(opened, "1")  # before the line: two calls post one
         salt, _, verdict = bytes(raw).decode().partition(" ")
         try:
             line = encode_vote_reveal(salt, verdict)

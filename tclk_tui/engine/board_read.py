@@ -267,7 +267,7 @@ class _Journaling:
         if self._rows:
             rows, self._rows = self._rows, []
             self._writing = asyncio.ensure_future(
-                asyncio.to_thread(self._rooms.journal.add_records, rows))
+                asyncio.to_thread(self._rooms.journal.records.add_many, rows))
             self._through = self._last
 
     async def _settle(self) -> None:
@@ -275,7 +275,7 @@ class _Journaling:
         writing, self._writing = self._writing, None
         if writing is not None:
             await writing
-            self._rooms.journal.set_cursor(OFFER_ROOM, self._generation, self._through)
+            self._rooms.journal.cursors.set(OFFER_ROOM, self._generation, self._through)
 
     async def abandon(self) -> None:
         """The pass stopped: let the batch being written finish (the journal is not closed

@@ -89,7 +89,7 @@ class DealBook:
     def restore(self) -> list[DealSession]:
         """Rebuild deals from the journal (plans, sessions); the caller folds their records in."""
         restored: list[DealSession] = []
-        for row in self.journal.list_deals():
+        for row in self.journal.deals.all():
             meta = row.terms
             try:
                 offer_record = TranscriptRecord(**meta["offer_record"])
@@ -121,7 +121,7 @@ class DealBook:
             return False
         if deal.state.status != "proposed":
             return False
-        return not any(item.deal_id == row_id for item in self.journal.outbox())
+        return not any(item.deal_id == row_id for item in self.journal.outbox.items())
 
     def _install_plans(self, deal_id: str, meta: dict[str, Any]) -> None:
         if meta.get("secret_plan"):
@@ -141,10 +141,10 @@ class DealBook:
             "letter": letter,
         }
         if offer_id in self._rows:  # a journaled accept that was never sent: take it again
-            self.journal.update_deal(self._rows[offer_id], terms=meta)
+            self.journal.deals.update(self._rows[offer_id], terms=meta)
         else:
-            row = self.journal.add_deal(offer_id=offer_id, role=role, status="proposed",
-                                        terms=meta)
+            row = self.journal.deals.add(offer_id=offer_id, role=role, status="proposed",
+                                         terms=meta)
             self._rows[offer_id] = row.id
         self._install_plans(offer_id, meta)
 
@@ -163,27 +163,27 @@ class DealBook:
         whatever else the board or the mailbox holds by then."""
         row_id = self._rows.get(deal.deal_id)
         with journaling("the accept that binds the deal", happened=True):
-            row = self.journal.get_deal(row_id) if row_id is not None else None
+            row = self.journal.deals.get(row_id) if row_id is not None else None
             if row is None or deal.accept_record is None:
                 return
             meta = dict(row.terms)
             meta["accept_record"] = _record_meta(deal.accept_record)
             meta["accept_private"] = deal.accept_private
-            self.journal.update_deal(row.id, terms=meta)
+            self.journal.deals.update(row.id, terms=meta)
 
     def open_accepted(self, offer_id: str, role: str, record: TranscriptRecord) -> DealSession:
         """A deal on someone else's offer, journaled already by `journal_deal`."""
-        row = self.journal.get_deal(self._rows[offer_id])
+        row = self.journal.deals.get(self._rows[offer_id])
         return self._open(offer_id, role, record,
                           letter=row.terms.get("letter") if row is not None else None)
 
     def adopt_offer(self, offer_id: str, role: str, record: TranscriptRecord) -> None:
         """Our own offer seen back on the board: its signed record replaces the provisional."""
         row_id = self._rows[offer_id]
-        row = self.journal.get_deal(row_id)
+        row = self.journal.deals.get(row_id)
         meta = dict(row.terms) if row is not None else {}
         meta["offer_record"] = _record_meta(record)
-        self.journal.update_deal(row_id, terms=meta)
+        self.journal.deals.update(row_id, terms=meta)
         if offer_id in self._sessions:
             return
         self._open(offer_id, role, record)
@@ -247,5 +247,5 @@ class DealBook:
         row_id = self._rows.get(deal.deal_id)
         facts = (deal.state.status, deal.state.contract, deal.room)
         if row_id is not None and self._row_facts.get(deal.deal_id) != facts:
-            self.journal.update_deal(row_id, status=facts[0], contract_id=facts[1], room=facts[2])
+            self.journal.deals.update(row_id, status=facts[0], contract_id=facts[1], room=facts[2])
             self._row_facts[deal.deal_id] = facts

@@ -54,7 +54,7 @@ class Evidence:
     def add(self, records: list[VenueRecord], decoded: DecodedLines | None = None) -> None:
         """One transaction for the batch: a whole ring arrives at start-up. `decoded` shares
         the batch's decoded frames with whoever reads the same lines next."""
-        self.journal.add_records(self.rows(records, decoded))
+        self.journal.records.add_many(self.rows(records, decoded))
 
     def rows(self, records: list[VenueRecord], decoded: DecodedLines | None = None
              ) -> list[RecordRow]:
@@ -136,7 +136,7 @@ class Evidence:
         """
         records: list[TranscriptRecord] = []
         verdicts: list[VerifyResult] = []
-        for row in self.journal.records(room):
+        for row in self.journal.records.of_room(room):
             record = self.as_transcript(row)
             records.append(record)
             if SECRET_PLACEHOLDER in record.line or not self._vouched(row):
@@ -149,7 +149,7 @@ class Evidence:
 
     def records(self, room: str) -> list[TranscriptRecord]:
         """Every journaled record of one room, in venue order, as the venue stored it."""
-        return [self.as_transcript(r) for r in self.journal.records(room)]
+        return [self.as_transcript(r) for r in self.journal.records.of_room(room)]
 
     def with_votes(self, room: str, fresh: Sequence[VenueRecord],
                    jurors: Collection[str]) -> list[TranscriptRecord]:

@@ -114,7 +114,7 @@ class PrivateMail:
 
     @property
     def generation(self) -> int:
-        return int(self._journal.get_setting(SETTING_GENERATION, "1") or "1")
+        return int(self._journal.settings.get(SETTING_GENERATION, "1") or "1")
 
     def _static(self, generation: int) -> bytes:
         name = f"{KEY_ENTRY}{generation}"
@@ -147,7 +147,7 @@ class PrivateMail:
         """Move to a new static key and mailbox; re-issue the record with a higher nonce."""
         generation = self.generation + 1
         self._static(generation)  # durable in the vault before the record naming it is out
-        self._journal.set_setting(SETTING_GENERATION, str(generation))
+        self._journal.settings.set(SETTING_GENERATION, str(generation))
         await self.publish_note(rails)
         return generation
 
@@ -159,7 +159,7 @@ class PrivateMail:
             note = await self._client.read_did_note(peer_did)
         except VenueError as exc:
             raise EngineError(f"cannot read the peer's DID note: {exc}") from None
-        seen = self._journal.get_setting(SETTING_SEEN + peer_did)
+        seen = self._journal.settings.get(SETTING_SEEN + peer_did)
         try:
             return choose_record(peer_did, note.value if note is not None else None,
                                  seen_nonce=int(seen) if seen else None)
@@ -171,7 +171,7 @@ class PrivateMail:
         returns the room record of the message's last line."""
         record = await self.peer_record(peer_did)
         with journaling("the letter", happened=False):
-            self._journal.set_setting(SETTING_SEEN + peer_did, str(record.nonce))
+            self._journal.settings.set(SETTING_SEEN + peer_did, str(record.nonce))
         channel = new_channel()
         with journaling("the letter", happened=False, store="the vault"):
             self._keep_outgoing(channel)
@@ -198,7 +198,7 @@ class PrivateMail:
         mailbox line (ciphertext to our static key: the room key is opened again from it at
         each read, so nothing a stranger sends writes the vault), where it was delivered, and
         when this wallet first saw it."""
-        return self._journal.object_setting(SETTING_CHANNELS)
+        return self._journal.settings.get_object(SETTING_CHANNELS)
 
     def _keep_outgoing(self, channel: Channel) -> None:
         """Our own outgoing channel's key, in the vault (we made it: nothing a stranger
@@ -229,12 +229,12 @@ class PrivateMail:
         return "mb-p-" + seed_bits[:16].hex()
 
     def _cursor(self, room: str) -> int:
-        return int(self._journal.get_setting(SETTING_CURSOR + room, "0") or "0")
+        return int(self._journal.settings.get(SETTING_CURSOR + room, "0") or "0")
 
     def _move(self, room: str, seq: int) -> None:
         if seq > self._cursor(room):
             with journaling(MAIL_RECORD, happened=False):
-                self._journal.set_setting(SETTING_CURSOR + room, str(seq))
+                self._journal.settings.set(SETTING_CURSOR + room, str(seq))
 
     async def _read_new(self, room: str) -> list[VenueRecord]:
         since = self._cursor(room)
@@ -297,16 +297,16 @@ class PrivateMail:
         channels = self._channels()
         if channels.pop(room, None) is not None:
             with journaling(MAIL_RECORD, happened=False):
-                self._journal.set_object_setting(SETTING_CHANNELS, channels)
+                self._journal.settings.set_object(SETTING_CHANNELS, channels)
         finished = self._finished()
         if room not in finished:
             finished = [*finished, room][-MAX_FINISHED:]
             with journaling(MAIL_RECORD, happened=False):
-                self._journal.set_setting(SETTING_FINISHED, json.dumps(finished))
+                self._journal.settings.set(SETTING_FINISHED, json.dumps(finished))
 
     def _finished(self) -> list[str]:
         try:
-            rooms = json.loads(self._journal.get_setting(SETTING_FINISHED, "[]") or "[]")
+            rooms = json.loads(self._journal.settings.get(SETTING_FINISHED, "[]") or "[]")
         except json.JSONDecodeError:
             return []
         return [r for r in rooms if isinstance(r, str)] if isinstance(rooms, list) else []
@@ -369,7 +369,7 @@ class PrivateMail:
         channels[room] = {"peer": sender, "sealed": record.text, "gen": generation,
                           "at": [generation, record.seq], "seen_ms": self._now_ms()}
         with journaling(MAIL_RECORD, happened=False):
-            self._journal.set_object_setting(SETTING_CHANNELS, channels)
+            self._journal.settings.set_object(SETTING_CHANNELS, channels)
         return None
 
     async def _read_channel(self, room: str, meta: dict) -> Letter | None:
@@ -435,7 +435,7 @@ class PrivateMail:
         if room in channels and not channels[room].get("tried"):
             channels[room]["tried"] = 1
             with journaling(MAIL_RECORD, happened=False):
-                self._journal.set_object_setting(SETTING_CHANNELS, channels)
+                self._journal.settings.set_object(SETTING_CHANNELS, channels)
 
     def _letter(self, room: str, peer: str, record: VenueRecord, text: str) -> Letter | None:
         """The message as a Letter, or None (with a notice, the channel finished) when it is

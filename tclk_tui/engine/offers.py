@@ -148,7 +148,7 @@ class OfferDesk:
         """Publish the statement line of an open payee offer of ours that a crash kept off the
         board (killed after the offer was journaled, before the statement line was): without
         it no payer can accept. The line is deterministic, so this never posts it twice."""
-        queued = {item.text for item in self.journal.unfinished_outbox()}
+        queued = {item.text for item in self.journal.outbox.unfinished()}
         for deal in self.book:
             deal_id = deal.deal_id
             row = self.board.get(deal_id)

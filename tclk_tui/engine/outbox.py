@@ -59,7 +59,7 @@ class Outbox:
         journaled = text.replace(secret, SECRET_PLACEHOLDER) if secret else text
         with journaling(f"the line for {room}", happened=False):
             nonce = self.client.nonces.next(room) if self.client.nonces is not None else None
-            item = self.journal.enqueue(
+            item = self.journal.outbox.enqueue(
                 room=room, text=journaled, nonce=None if nonce is None else str(nonce),
                 deal_id=self._deal_row_id(deal_id) if deal_id else None,
                 secret_ref=deal_id if secret else None)
@@ -77,7 +77,7 @@ class Outbox:
     async def _deliver(self, item: OutboxRow, *, fresh_nonce: bool = False) -> TranscriptRecord:
         text = self._real_text(item)
         with journaling(f"the line for {item.room}", happened=False):
-            self.journal.record_attempt(item.id)
+            self.journal.outbox.record_attempt(item.id)
         nonce = None if fresh_nonce or item.nonce is None else int(item.nonce)
         try:
             result = await self.client.post(item.room, text, nonce=nonce)
@@ -94,19 +94,19 @@ class Outbox:
             # A refusal may quote the line it refused (a 403 prints the signed string): never
             # let a reveal's secret ride it into the journal or onto the screen.
             reason = _without(str(exc), text, item.text)
-            self.journal.record_attempt(item.id, error=reason)
+            self.journal.outbox.record_attempt(item.id, error=reason)
             if not exc.retryable and not isinstance(exc, NonceRejected):
-                self.journal.mark_failed(item.id, reason)
+                self.journal.outbox.mark_failed(item.id, reason)
             who = "this wallet's budget" if isinstance(exc, BudgetKept | RoomBudgetSpent) \
                 else "the venue"
             log.warning("%s refused outbox #%d to %s: %s", who, item.id, item.room, reason)
             raise EngineError(f"{who} refused the line: {reason}") from None
         except ValueError as exc:  # the client refused before any I/O: it will never post
-            self.journal.mark_failed(item.id, str(exc))
+            self.journal.outbox.mark_failed(item.id, str(exc))
             raise EngineError(f"the line cannot be posted: {exc}") from None
         if item.state == OutboxState.PENDING:
             with journaling(f"the line posted to {item.room}", happened=True):
-                self.journal.mark_posted(item.id, nonce=str(result.nonce))
+                self.journal.outbox.mark_posted(item.id, nonce=str(result.nonce))
         log.info("posted outbox #%d to %s (nonce %s)", item.id, item.room, result.nonce)
         crashpoint("after-post")
         record = result.record or await self._find_own(item.room, text)
@@ -117,10 +117,10 @@ class Outbox:
 
     async def _confirm(self, item: OutboxRow, record: VenueRecord) -> TranscriptRecord:
         with journaling(f"the line posted to {item.room}", happened=True):
-            current = self.journal.outbox_item(item.id)
+            current = self.journal.outbox.item(item.id)
             if current is not None and current.state == OutboxState.PENDING:
-                self.journal.mark_posted(item.id, nonce=record.nonce)
-            self.journal.mark_confirmed(item.id)
+                self.journal.outbox.mark_posted(item.id, nonce=record.nonce)
+            self.journal.outbox.mark_confirmed(item.id)
             await self._on_record(record)  # journals and folds our line: on the venue already
         return record.transcript
 
@@ -137,7 +137,7 @@ class Outbox:
         failed with the reason, for the operator to decide.
         """
         notes = []
-        for item in self.journal.unfinished_outbox():
+        for item in self.journal.outbox.unfinished():
             try:
                 text = self._real_text(item)
                 export = await self.client.export(item.room)
@@ -150,8 +150,8 @@ class Outbox:
                 notes.append(f"outbox #{item.id}: had landed before the restart; confirmed")
                 continue
             if item.state == OutboxState.POSTED:
-                self.journal.mark_failed(item.id, "accepted by the venue but no longer in its "
-                                         "ring; not posted again")
+                self.journal.outbox.mark_failed(item.id, "accepted by the venue but no longer "
+                                                "in its ring; not posted again")
                 notes.append(f"outbox #{item.id}: accepted earlier but no longer in the room's "
                              "ring; not posted again")
                 continue
@@ -159,9 +159,9 @@ class Outbox:
                 # Sent before the restart with its answer lost, and the ring has dropped
                 # records since: it may have landed and been cut. A second post could say it
                 # twice, so it waits for the operator.
-                self.journal.mark_failed(item.id, "uncertain: sent before the restart; the "
-                                         "room's ring has dropped older records and does not "
-                                         "show it; not posted again")
+                self.journal.outbox.mark_failed(item.id, "uncertain: sent before the restart; "
+                                                "the room's ring has dropped older records and "
+                                                "does not show it; not posted again")
                 notes.append(f"outbox #{item.id}: UNCERTAIN: sent to {item.room} before the "
                              "restart, but the room no longer keeps its older records, so "
                              "whether it landed cannot be seen; not posted again: check the "

@@ -151,7 +151,7 @@ def restore(wallet: Wallet) -> None:
 def restore_legacy(wallet: Wallet) -> None:
     """Private accepts journaled as settings, before a deal's row kept its accept: each
     binds its deal only if the board's journal bound none first."""
-    for key, value in wallet.journal.settings().items():
+    for key, value in wallet.journal.settings.all().items():
         if not key.startswith(SETTING_PRIVATE_ACCEPT):
             continue
         try:
@@ -396,13 +396,13 @@ def keep_dealt_share(wallet: Wallet, offer_id: str, share: str) -> None:
     """A share a dealer sealed to us, kept in the journal sealed under a key derived from the
     master seed: the dealer may be anyone who posted an offer naming this wallet, and nothing
     a stranger sends writes the vault."""
-    wallet.journal.set_setting(SETTING_SEALED_SHARE + offer_id,
-                               encrypt_line(_share_key(wallet, offer_id), share))
+    wallet.journal.settings.set(SETTING_SEALED_SHARE + offer_id,
+                                encrypt_line(_share_key(wallet, offer_id), share))
 
 
 def dealt_share(wallet: Wallet, offer_id: str) -> str | None:
     """The share a dealer sealed to us for `offer_id` (see keep_dealt_share), or None."""
-    sealed = wallet.journal.get_setting(SETTING_SEALED_SHARE + offer_id)
+    sealed = wallet.journal.settings.get(SETTING_SEALED_SHARE + offer_id)
     if sealed is None:
         return None
     try:

@@ -147,7 +147,7 @@ class RoomSync:
         say what the ring holds: nothing journaled yet, the room recreated (another
         generation, or a last seq behind the cursor), or a first seq past the cursor + 1
         (more than a page arrived, or the ring dropped records unread)."""
-        cursor = self.journal.cursor(OFFER_ROOM)
+        cursor = self.journal.cursors.get(OFFER_ROOM)
         if cursor is None:
             return None
         view = await self.client.read(OFFER_ROOM, since=cursor.seq, limit=MAX_LIMIT)
@@ -170,12 +170,12 @@ class RoomSync:
         done = self.journaled(room, generation)
         self.evidence.add([r for r in signed if r.seq > done], decoded)
         if complete and signed and signed[-1].seq > done:
-            self.journal.set_cursor(room, generation or 0, signed[-1].seq)
+            self.journal.cursors.set(room, generation or 0, signed[-1].seq)
         self.fold_in(room, records, decoded)
 
     def journaled(self, room: str, generation: int | None) -> int:
         """The seq up to which the journal holds this generation of the room (0: none)."""
-        cursor = self.journal.cursor(room)
+        cursor = self.journal.cursors.get(room)
         return cursor.seq if cursor is not None and cursor.generation == (generation or 0) else 0
 
     def fold_in(self, room: str, records: list[VenueRecord], decoded: DecodedLines) -> None:
@@ -249,7 +249,7 @@ class RoomSync:
 
     async def _unread_before(self, record: VenueRecord) -> list[VenueRecord] | None:
         """What the venue stored between our cursor and our own line; None if unreadable."""
-        cursor = self.journal.cursor(record.room)
+        cursor = self.journal.cursors.get(record.room)
         generation = record.generation or 0
         since = cursor.seq if cursor is not None and cursor.generation == generation else 0
         if record.seq <= since + 1:
@@ -294,7 +294,7 @@ class RoomSync:
     def follow(self, room: str | None) -> None:
         if room is None or self.background.closed or self.reads.following(room):
             return
-        cursor = self.journal.cursor(room)
+        cursor = self.journal.cursors.get(room)
         if room == OFFER_ROOM:
             def want(quiet_s: float) -> Want:
                 return board_want(self.book, self.did, self.now_ms())

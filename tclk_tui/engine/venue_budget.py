@@ -61,7 +61,7 @@ def make_budget(journal: Journal, venue_url: str, share: int) -> VenueBudget:
     """The wallet's budget, its new-room bucket restored from the journal."""
     key = ROOMS_SETTING + venue_url
     state = None
-    saved = journal.get_setting(key)
+    saved = journal.settings.get(key)
     if saved:
         try:
             level, stamp = (float(part) for part in saved.split())
@@ -70,7 +70,7 @@ def make_budget(journal: Journal, venue_url: str, share: int) -> VenueBudget:
             state = None  # a row this wallet did not write: start from a full bucket
 
     def keep(level: float, stamp: float) -> None:
-        journal.set_setting(key, f"{level:.6f} {stamp:.3f}")
+        journal.settings.set(key, f"{level:.6f} {stamp:.3f}")
 
     return VenueBudget(share=share, rooms_state=state, on_rooms=keep)
 

@@ -235,7 +235,7 @@ class Wallet:
                            read_venue: bool = True, share: int = DEFAULT_SHARE,
                            source_address: str | None = None) -> Wallet:
         journal = Journal(profile_dir / "journal.sqlite3", clock=clock_ms)
-        known = {row.did for row in journal.identities()}
+        known = {row.did for row in journal.identities.all()}
         try:
             had_seed = vault.has_seed()
             if known and not had_seed and vault.backend.get(IDENTITY_ENTRY) is None:
@@ -257,7 +257,7 @@ class Wallet:
                 f"this vault's identity {identity.did} is not profile {profile}'s "
                 f"({sorted(known)[0]}): wrong vault or wrong profile")
         if not known:
-            journal.add_identity(identity.did, label=profile)
+            journal.identities.add(identity.did, label=profile)
         client = VenueClient(venue_url, identity, nonces=journal.nonces,
                              budget=make_budget(journal, venue_url, share),
                              source_address=source_address)

@@ -1,8 +1,13 @@
 """The SQLite journal: deals, venue records, outbox, nonce counters, settings.
 
+One `Journal` per profile file; its stores (`journal.deals`, `.records`, `.cursors`, `.outbox`,
+`.settings`, `.identities`, `.nonces`, `.agents`) share its one `Database`, whose
+`transaction()` is the only way any of them writes.
+
 Imports nothing from the package but (at most) `tclk_tui.protocol`. Holds public facts only.
 """
 
+from tclk_tui.store.database import Database, wall_clock_ms
 from tclk_tui.store.errors import (
     JournalClosed,
     MigrationError,
@@ -13,8 +18,9 @@ from tclk_tui.store.errors import (
     StoreError,
 )
 from tclk_tui.store.guards import SECRET_PLACEHOLDER
-from tclk_tui.store.journal import MAX_VENUE_NONCE, Journal, NonceCounters, wall_clock_ms
+from tclk_tui.store.journal import Journal
 from tclk_tui.store.migrations import LATEST_VERSION, MIGRATIONS, Migration
+from tclk_tui.store.nonces import MAX_VENUE_NONCE, NonceCounters
 from tclk_tui.store.rows import (
     OUTBOX_TRANSITIONS,
     DealRow,
@@ -32,6 +38,7 @@ __all__ = [
     "MIGRATIONS",
     "OUTBOX_TRANSITIONS",
     "SECRET_PLACEHOLDER",
+    "Database",
     "DealRow",
     "IdentityRow",
     "Journal",

@@ -7,17 +7,14 @@ the agent's own (public) words; the guards refuse anything shaped like a secret.
 
 from __future__ import annotations
 
-import contextlib
 import json
-from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from tclk_tui.store.database import Database
 from tclk_tui.store.errors import StoreError
 from tclk_tui.store.guards import terms_to_json
-
-if TYPE_CHECKING:
-    from tclk_tui.store.journal import Journal
+from tclk_tui.store.settings import SettingStore
 
 APPROVAL_STATES = ("pending", "approved", "denied", "lapsed", "failed")
 MAX_DETAIL = 2000
@@ -66,10 +63,12 @@ def _json(value: dict[str, Any], what: str) -> str:
 
 
 class AgentLedger:
-    """The agents' tables of one journal (migration 2)."""
+    """The agents' tables of one journal (migration 2); each caller's request nonces are kept
+    among the journal's settings."""
 
-    def __init__(self, journal: Journal) -> None:
-        self._journal = journal
+    def __init__(self, db: Database, settings: SettingStore) -> None:
+        self._db = db
+        self._settings = settings
 
     # -- the audit trail ------------------------------------------------------------------------
 
@@ -79,13 +78,12 @@ class AgentLedger:
         """One audit row. `durable=False` is for a call that changed nothing (a read, a
         refusal): its row commits without waiting for the disk (WAL, synchronous NORMAL: it
         can be lost to a power cut, never half-written), so a read costs no fsync."""
-        j = self._journal
-        with self._tx(durable) as conn:
+        with self._db.transaction(durable=durable) as conn:
             cur = conn.execute(
                 "INSERT INTO agent_calls (agent, transport, tool, params_json, decision, "
                 "result_kind, detail, deal_id, ts_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (agent[:200], transport[:40], tool[:80], _json(params, "tool parameters"),
-                 decision, result_kind, detail[:MAX_DETAIL], deal_id, j._now()))
+                 decision, result_kind, detail[:MAX_DETAIL], deal_id, self._db.now()))
             return int(cur.lastrowid or 0)
 
     def calls(self, agent: str | None = None, *, deal_id: str | None = None,
@@ -102,34 +100,18 @@ class AgentLedger:
         if where:
             sql += " WHERE " + " AND ".join(where)
         sql += " ORDER BY id DESC LIMIT ?"
-        rows = self._journal._all(sql, (*args, int(limit)))
+        rows = self._db.all(sql, (*args, int(limit)))
         return [AgentCallRow(r[0], r[1], r[2], r[3], json.loads(r[4]), *r[5:]) for r in rows]
-
-    @contextlib.contextmanager
-    def _tx(self, durable: bool) -> Iterator[Any]:
-        j = self._journal
-        if durable:
-            with j._tx() as conn:
-                yield conn
-            return
-        with j._lock:
-            conn = j._live()
-            conn.execute("PRAGMA synchronous = NORMAL")
-            try:
-                with j._tx() as inner:
-                    yield inner
-            finally:
-                conn.execute("PRAGMA synchronous = FULL")
 
     # -- spend ----------------------------------------------------------------------------------
 
     def spend_once(self, *, agent: str, deal_id: str, asset: str, amount: int) -> bool:
         """Account a deal's amount to the agent, once per deal; False if already accounted."""
-        j = self._journal
-        with j._tx() as conn:
+        with self._db.transaction() as conn:
             cur = conn.execute(
                 "INSERT OR IGNORE INTO agent_spend (agent, deal_id, asset, amount, ts_ms) "
-                "VALUES (?, ?, ?, ?, ?)", (agent, deal_id, asset, str(int(amount)), j._now()))
+                "VALUES (?, ?, ?, ?, ?)",
+                (agent, deal_id, asset, str(int(amount)), self._db.now()))
             return cur.rowcount == 1
 
     def spent(self, agent: str, *, since_ms: int, asset: str | None = None,
@@ -143,15 +125,15 @@ class AgentLedger:
         if besides is not None:
             sql += " AND deal_id != ?"
             args = (*args, besides)
-        return sum(int(r[0]) for r in self._journal._all(sql, args))
+        return sum(int(r[0]) for r in self._db.all(sql, args))
 
     def accounted(self, agent: str, deal_id: str) -> bool:
-        return self._journal._one("SELECT 1 FROM agent_spend WHERE agent = ? AND deal_id = ?",
-                                  (agent, deal_id)) is not None
+        return self._db.one("SELECT 1 FROM agent_spend WHERE agent = ? AND deal_id = ?",
+                            (agent, deal_id)) is not None
 
     def deals_of(self, agent: str) -> list[str]:
         """Deals this agent entered (offered or accepted), oldest first."""
-        rows = self._journal._all(
+        rows = self._db.all(
             "SELECT DISTINCT deal_id FROM agent_calls WHERE agent = ? AND deal_id IS NOT NULL "
             "AND tool IN ('offer', 'accept') AND result_kind = 'ok' ORDER BY deal_id", (agent,))
         return [r[0] for r in rows]
@@ -159,7 +141,7 @@ class AgentLedger:
     # -- requests over a room: at most once, ever ------------------------------------------------
 
     def _caller(self, did: str) -> dict[str, Any]:
-        raw = self._journal.get_setting(CALLER_SETTING + did)
+        raw = self._settings.get(CALLER_SETTING + did)
         try:
             found = json.loads(raw) if raw else {}
         except ValueError:
@@ -183,7 +165,7 @@ class AgentLedger:
         if nonce is None or (isinstance(last, int) and nonce <= last):
             return "replay"
         if reply_room is not None:
-            now = self._journal._now()
+            now = self._db.now()
             rooms = {r: t for r, t in (caller.get("rooms") or {}).items()
                      if isinstance(r, str) and isinstance(t, int)}
             if reply_room not in rooms:
@@ -197,7 +179,7 @@ class AgentLedger:
         if req_id is not None and not used:
             ids = [*ids, req_id][-KEPT_REQUEST_IDS:]
         caller["ids"] = ids
-        self._journal.set_setting(CALLER_SETTING + did, json.dumps(caller, sort_keys=True))
+        self._settings.set(CALLER_SETTING + did, json.dumps(caller, sort_keys=True))
         return "used" if used else "new"
 
     def request_id_used(self, did: str, req_id: str) -> bool:
@@ -207,13 +189,12 @@ class AgentLedger:
 
     def add_approval(self, *, approval_id: str, agent: str, tool: str, params: dict[str, Any],
                      deal_id: str | None, facts: dict[str, Any], facts_digest: str) -> ApprovalRow:
-        j = self._journal
-        with j._tx() as conn:
+        with self._db.transaction() as conn:
             conn.execute(
                 "INSERT INTO agent_approvals (id, agent, tool, params_json, deal_id, facts_json, "
                 "facts_digest, state, created_ms) VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?)",
                 (approval_id, agent, tool, _json(params, "tool parameters"), deal_id,
-                 _json(facts, "gate facts"), facts_digest, j._now()))
+                 _json(facts, "gate facts"), facts_digest, self._db.now()))
         row = self.approval(approval_id)
         assert row is not None
         return row
@@ -232,14 +213,13 @@ class AgentLedger:
         """Move a pending approval to its outcome; an approval is decided once."""
         if state not in APPROVAL_STATES or state == "pending":
             raise StoreError(f"not an approval outcome: {state!r}")
-        j = self._journal
-        with j._tx() as conn:
+        with self._db.transaction() as conn:
             cur = conn.execute(
                 "UPDATE agent_approvals SET state = ?, reason = ?, result_json = ?, "
                 "decided_ms = ? WHERE id = ? AND state = 'pending'",
                 (state, reason[:MAX_DETAIL],
                  _json(result, "approval result") if result is not None else None,
-                 j._now(), approval_id))
+                 self._db.now(), approval_id))
             if cur.rowcount != 1:
                 raise StoreError(f"approval {approval_id} is not pending")
         row = self.approval(approval_id)
@@ -249,7 +229,7 @@ class AgentLedger:
     def _approvals(self, clause: str, args: tuple[Any, ...]) -> list[ApprovalRow]:
         sql = ("SELECT id, agent, tool, params_json, deal_id, facts_json, facts_digest, state, "
                "reason, result_json, created_ms, decided_ms FROM agent_approvals ")
-        rows = self._journal._all(sql + clause, args)
+        rows = self._db.all(sql + clause, args)
         return [ApprovalRow(r[0], r[1], r[2], json.loads(r[3]), r[4], json.loads(r[5]), r[6],
                             r[7], r[8], json.loads(r[9]) if r[9] else None, r[10], r[11])
                 for r in rows]

@@ -23,7 +23,7 @@ ATTACH_WAIT_S = 10.0
 
 def _theme_memory(wallet: Any) -> tuple[str | None, Callable[[str], None]]:
     journal = wallet.journal
-    return journal.get_setting(THEME_SETTING), lambda name: journal.set_setting(
+    return journal.settings.get(THEME_SETTING), lambda name: journal.settings.set(
         THEME_SETTING, name)
 
 

@@ -26,7 +26,7 @@ async def test_a_full_disk_after_the_claim_says_the_claim_went_through(pair: Pai
     def full(*args, **kwargs):
         raise sqlite3.OperationalError("database or disk is full")
 
-    monkeypatch.setattr(journal, "enqueue", full)
+    monkeypatch.setattr(journal.outbox, "enqueue", full)
     with pytest.raises(JournalUnwritable) as caught:
         await deal_b.confirm(request, typed_code=request.confirm_code)
     assert pair.memory.status(deal_b.state.contract) == "claimed"
@@ -47,7 +47,7 @@ async def test_a_full_disk_after_the_rail_lock_says_the_amount_is_locked(pair: P
     def full(*args, **kwargs):
         raise sqlite3.OperationalError("database or disk is full")
 
-    monkeypatch.setattr(pair.alice.journal, "enqueue", full)
+    monkeypatch.setattr(pair.alice.journal.outbox, "enqueue", full)
     with pytest.raises(JournalUnwritable, match="locked on memory"):
         await deal_a.confirm(request)
     monkeypatch.undo()
@@ -67,8 +67,8 @@ async def test_a_full_disk_while_the_mail_is_read_is_a_typed_refusal(pair: Pair,
     def full(*args, **kwargs):
         raise sqlite3.OperationalError("database or disk is full")
 
-    monkeypatch.setattr(pair.bob.journal, "set_setting", full)
-    monkeypatch.setattr(pair.bob.journal, "set_object_setting", full)
+    monkeypatch.setattr(pair.bob.journal.settings, "set", full)
+    monkeypatch.setattr(pair.bob.journal.settings, "set_object", full)
     code = pair.bob.deal(offer_id).state.contract[2:6]
     with pytest.raises(CommandError) as caught:
         await execute(pair.bob, "reveal", {"deal": offer_id[:10], "confirm": code})
@@ -88,8 +88,8 @@ async def test_a_full_disk_under_any_command_is_the_journals_refusal(pair: Pair,
     def full(*args, **kwargs):
         raise sqlite3.OperationalError("database or disk is full")
 
-    monkeypatch.setattr(carol.journal, "set_setting", full)
-    monkeypatch.setattr(carol.journal, "set_object_setting", full)
+    monkeypatch.setattr(carol.journal.settings, "set", full)
+    monkeypatch.setattr(carol.journal.settings, "set_object", full)
     with pytest.raises(CommandError) as caught:
         await execute(carol, "withhold", {"offer": offer_id[:10]})
     assert caught.value.kind == "refused", caught.value

@@ -52,7 +52,7 @@ async def test_a_denied_call_touches_nothing(desks):
     desks.alice.backend = Recorder(desks.alice.backend, touches, "backend")
     wallet.rails["memory"] = Recorder(wallet.rails["memory"], touches, "rail")
     desks.manifest("alice", "reader", manifest_text(tools=("board", "status")))
-    outbox_before = len(wallet.journal.outbox())
+    outbox_before = len(wallet.journal.outbox.items())
     for tool, params in [("lock", {"deal": "x"}), ("reveal", {"deal": "x"}),
                          ("offer", {"role": "payer", "amount": "1", "asset": "FLOP",
                                     "rails": "memory"})]:
@@ -61,7 +61,7 @@ async def test_a_denied_call_touches_nothing(desks):
     with pytest.raises(CapabilityViolation, match="no valid manifest"):
         await desks.alice.call("nobody", "board", {})
     assert requests == [] and touches == []
-    assert len(wallet.journal.outbox()) == outbox_before
+    assert len(wallet.journal.outbox.items()) == outbox_before
     calls = desks.alice.ledger.calls("reader")
     assert [(c.tool, c.decision, c.result_kind) for c in reversed(calls)] == [
         ("lock", "refused", "capability"), ("reveal", "refused", "capability"),

@@ -12,7 +12,7 @@ OFFER = {"role": "payer", "amount": "400", "asset": "FLOP", "rails": "memory"}
 
 
 def _outbox(desks, who="alice") -> int:
-    return len(getattr(desks.pair, who).journal.outbox())
+    return len(getattr(desks.pair, who).journal.outbox.items())
 
 
 async def test_per_deal_cap(desks):

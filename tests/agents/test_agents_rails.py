@@ -41,7 +41,7 @@ async def test_a_lock_without_a_rail_is_checked_with_the_rail_the_engine_picks(d
 
 async def test_an_offer_names_only_allowed_rails(desks):
     desks.manifest("alice", "buyer", PAPER_ONLY)
-    before = len(desks.pair.alice.journal.outbox())
+    before = len(desks.pair.alice.journal.outbox.items())
     async with over_socket(desks.pair, "alice") as call:
         for rails, asset, outside in [("evm-htlc,paper", "ETH", "evm-htlc"),
                                       ("memory,paper", "FLOP", "memory"),
@@ -50,7 +50,7 @@ async def test_an_offer_names_only_allowed_rails(desks):
                 await call("buyer", "offer", {"amount": "100", "asset": asset,
                                               "rails": rails, "refund_gap": 3600})
             assert info.value.rule == "rails"
-        assert len(desks.pair.alice.journal.outbox()) == before  # nothing was posted
+        assert len(desks.pair.alice.journal.outbox.items()) == before  # nothing was posted
         posted = await call("buyer", "offer", {"amount": "100", "asset": "FLOP",
                                                "rails": "PAPER"})
     assert posted["status"] == "proposed" and posted["role"] == "payer"

@@ -51,7 +51,7 @@ async def _answers(venue_url: str, room: str, req_id: str) -> int:
 async def _read_up_to(wallet, mailbox: str, seq: int) -> None:
     """Wait until the wallet's mailbox server has read past `seq` (its journaled cursor)."""
     async with asyncio.timeout(10):
-        while (cursor := wallet.journal.cursor(mailbox)) is None or cursor.seq < seq:
+        while (cursor := wallet.journal.cursors.get(mailbox)) is None or cursor.seq < seq:
             await asyncio.sleep(0.01)
 
 

@@ -81,7 +81,7 @@ async def test_an_agent_added_while_the_wallet_runs_is_served_at_once(desks):
         desks.manifest("bob", "seller", manifest_text(tools=("deals",),
                                                       extra=f'did = "{me.did}"\n'))
         async with asyncio.timeout(10):
-            while (mailbox := wallet.journal.get_setting("agents.mailbox")) is None:
+            while (mailbox := wallet.journal.settings.get("agents.mailbox")) is None:
                 await asyncio.sleep(0.02)
         answer = await caller.request(mailbox, "tools/call",
                                       {"name": "deals", "arguments": {}}, timeout_s=10)

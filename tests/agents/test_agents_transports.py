@@ -71,7 +71,7 @@ async def test_the_same_deal_in_process_and_over_mcp_stdio_and_a_room(desks):
                          extra=agent_methods(alice_desk, RpcError)), \
             serving_agents(desks.pair.bob, room=True):
         desks.manifest("bob", "seller2", manifest_text(extra=f'did = "{me.did}"\n'))
-        bob_mailbox = desks.pair.bob.journal.get_setting("agents.mailbox")
+        bob_mailbox = desks.pair.bob.journal.settings.get("agents.mailbox")
         env = dict(os.environ)
         server = StdioServerParameters(
             command=sys.executable,

@@ -164,7 +164,7 @@ async def assert_settled(pair: Pair, offer_id: str, status: str) -> None:
     contract = deal_a.state.contract
     assert contract is not None and deal_b.state.contract == contract
     for wallet in (pair.alice, pair.bob):
-        row = wallet.journal.deal_by_contract(contract)
+        row = wallet.journal.deals.by_contract(contract)
         assert row is not None and row.status == status, (wallet.profile, row)
         assert journal_fold_status(wallet, contract) == status
         assert await audit(wallet, contract) == status

@@ -22,12 +22,11 @@ WRITES = (sqlite3.SQLITE_INSERT, sqlite3.SQLITE_UPDATE, sqlite3.SQLITE_DELETE)
 
 def _journal_refuses(wallet: Wallet, table: str) -> Callable[[], None]:
     """Every write to one journal table fails from now on, as a full disk fails it."""
-    db = wallet.journal._live()
-
     def authorize(action, arg1, *_rest):
         return sqlite3.SQLITE_DENY if action in WRITES and arg1 == table else sqlite3.SQLITE_OK
 
-    db.set_authorizer(authorize)
+    with wallet.journal.db.connection() as db:
+        db.set_authorizer(authorize)
     return lambda: db.set_authorizer(None)
 
 
@@ -82,13 +81,12 @@ async def test_a_full_disk_during_a_public_accept(pair: Pair, where: str):
 def _deal_rows_refuse_updates(wallet: Wallet) -> Callable[[], None]:
     """The deal's row was written when the accept was journaled; its next write, once the
     letter is out (the accept that binds the deal), meets a full disk."""
-    db = wallet.journal._live()
-
     def authorize(action, arg1, *_rest):
         refused = action == sqlite3.SQLITE_UPDATE and arg1 == "deals"
         return sqlite3.SQLITE_DENY if refused else sqlite3.SQLITE_OK
 
-    db.set_authorizer(authorize)
+    with wallet.journal.db.connection() as db:
+        db.set_authorizer(authorize)
     return lambda: db.set_authorizer(None)
 
 

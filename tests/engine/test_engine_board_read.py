@@ -78,7 +78,7 @@ async def test_the_newest_offers_show_first_exactly_and_the_whole_board_follows(
         final, reference = _rows(wallet.board), await _reference(wallet)
         assert final == _rows(reference)
         assert wallet.board.rejected() == reference.rejected()
-        assert len(wallet.journal.records(OFFER_ROOM)) == len(
+        assert len(wallet.journal.records.of_room(OFFER_ROOM)) == len(
             [r for r in (await wallet.client.export(OFFER_ROOM)).records if r.verified])
 
         assert len(previews) == 1
@@ -118,7 +118,7 @@ async def test_a_restart_that_must_export_again_checks_only_what_is_new(
     journal vouches for are not checked a second time, the new ones are."""
     ring = build(venue.venue)
     wallet = await _first_open(venue.url, tmp_path)
-    journaled = {(row.seq, row.line) for row in wallet.journal.records(OFFER_ROOM)}
+    journaled = {(row.seq, row.line) for row in wallet.journal.records.of_room(OFFER_ROOM)}
     await wallet.close()
     for index in range(MAX_LIMIT + 10):
         ring.post(ring.makers[index % 8], ring.offer(OFFERS + 10 + index)[1])

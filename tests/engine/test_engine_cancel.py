@@ -23,7 +23,7 @@ async def test_offerer_cancels_a_proposed_offer_on_the_board(pair: Pair):
     assert request.allowed, request.blockers
     await deal_a.confirm(request)
     assert deal_a.state.status == "cancelled"
-    assert pair.alice.journal.deals_for_offer(offer_id)[0].status == "cancelled"
+    assert pair.alice.journal.deals.for_offer(offer_id)[0].status == "cancelled"
 
     await pair.bob.sync()
     assert pair.bob.board.get(offer_id).status == "cancelled"

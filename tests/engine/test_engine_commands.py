@@ -119,7 +119,7 @@ def test_error_kinds_round_trip_through_their_json_form():
 
 
 def _outbox_and_rooms(wallet):
-    return (len(wallet.journal.outbox()), len(wallet.journal.records(OFFER_ROOM)))
+    return (len(wallet.journal.outbox.items()), len(wallet.journal.records.of_room(OFFER_ROOM)))
 
 
 async def test_gated_commands_state_facts_and_perform_nothing_until_confirmed(pair):
@@ -159,7 +159,7 @@ async def test_reveal_asks_for_the_code_without_saying_it_and_never_answers_a_se
     contract = deal_b.state.contract
     secret = pair.bob.keeper.deal_secret(offer_id)
     assert secret is not None
-    outbox = len(pair.bob.journal.outbox())
+    outbox = len(pair.bob.journal.outbox.items())
 
     answer = await execute(pair.bob, "reveal", {"deal": offer_id})
     assert answer["performed"] is False
@@ -170,7 +170,7 @@ async def test_reveal_asks_for_the_code_without_saying_it_and_never_answers_a_se
     with pytest.raises(CommandError) as caught:
         await execute(pair.bob, "reveal", {"deal": offer_id, "confirm": contract[2:10]})
     assert caught.value.kind == "usage" and "gate" in caught.value.data
-    assert len(pair.bob.journal.outbox()) == outbox
+    assert len(pair.bob.journal.outbox.items()) == outbox
     assert deal_b.state.status == "locked"
 
     claimed = await execute(pair.bob, "reveal", {"deal": offer_id,

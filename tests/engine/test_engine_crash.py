@@ -105,8 +105,8 @@ def of_type(frames: list[dict], kind: str) -> list[dict]:
 
 
 def outbox_settled(wallet: Wallet) -> None:
-    assert wallet.journal.unfinished_outbox() == []
-    assert all(item.state == OutboxState.CONFIRMED for item in wallet.journal.outbox())
+    assert wallet.journal.outbox.unfinished() == []
+    assert all(item.state == OutboxState.CONFIRMED for item in wallet.journal.outbox.items())
 
 
 async def paper_status(wallet: Wallet, contract: str) -> str | None:
@@ -149,7 +149,7 @@ async def settle_both(alice: Wallet, bob: Wallet, offer_id: str, status: str) ->
     assert alice.deal(offer_id).state.status == status
     assert bob.deal(offer_id).state.status == status
     for wallet in (alice, bob):
-        row = wallet.journal.deal_by_contract(contract)
+        row = wallet.journal.deals.by_contract(contract)
         assert row is not None and row.status == status
         assert journal_fold_status(wallet, contract) == status
     assert await audit(alice, contract) == status

@@ -12,10 +12,10 @@ from tests.engine.helpers import Pair, draft
 
 def _fill_the_disk(wallet) -> None:
     """SQLite's own page cap: every further write fails with SQLITE_FULL, as on a full disk."""
-    db = wallet.journal._live()
-    pages = db.execute("PRAGMA page_count").fetchone()[0]
-    db.execute(f"PRAGMA max_page_count = {pages}")
-    db.execute("PRAGMA cache_size = 0")
+    with wallet.journal.db.connection() as db:
+        pages = db.execute("PRAGMA page_count").fetchone()[0]
+        db.execute(f"PRAGMA max_page_count = {pages}")
+        db.execute("PRAGMA cache_size = 0")
 
 
 async def test_a_full_disk_says_whether_the_line_was_posted(pair: Pair):
@@ -32,5 +32,5 @@ async def test_a_full_disk_says_whether_the_line_was_posted(pair: Pair):
     assert len(mine) == posted + (1 if caught.value.happened else 0)
     assert ("nothing was posted" in str(caught.value)) is not caught.value.happened
     assert "database or disk is full" in str(caught.value)
-    journaled = {row.text for row in pair.alice.journal.outbox()}
+    journaled = {row.text for row in pair.alice.journal.outbox.items()}
     assert all(r.text in journaled for r in mine)

@@ -118,7 +118,7 @@ async def test_a_reveal_posted_on_the_board_is_refused_there_and_journaled_witho
     await pair.bob.client.post(OFFER_ROOM, line)
     await pair.alice.sync()
     assert pair.alice.board.rejected().get("reveal must be posted in the derived deal room") == 1
-    journaled = [r.line for r in pair.alice.journal.records(OFFER_ROOM)]
+    journaled = [r.line for r in pair.alice.journal.records.of_room(OFFER_ROOM)]
     assert any('"type":"reveal"' in text for text in journaled)
     for spelling in _spellings(secret):
         assert spelling not in _db_bytes(pair.alice)

@@ -40,12 +40,12 @@ async def _seal_accept(stranger: Wallet, offer: dict) -> None:
 
 
 def _deal_row(wallet: Wallet, offer_id: str) -> tuple:
-    row = next(r for r in wallet.journal.list_deals() if r.offer_id == offer_id)
+    row = next(r for r in wallet.journal.deals.all() if r.offer_id == offer_id)
     return row.status, row.contract_id, row.room, row.terms
 
 
 def _private_settings(wallet: Wallet) -> dict:
-    return {k: v for k, v in wallet.journal.settings().items()
+    return {k: v for k, v in wallet.journal.settings.all().items()
             if k.startswith(private_deals.SETTING_PRIVATE_ACCEPT)}
 
 

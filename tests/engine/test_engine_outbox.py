@@ -24,12 +24,12 @@ async def test_a_landed_line_buried_under_newer_records_is_confirmed_not_reposte
     bob = pair.bob
     text = "bob's line that landed just before a crash"
     nonce = bob.client.nonces.next(ROOM)
-    item = bob.journal.enqueue(room=ROOM, text=text, nonce=str(nonce))
+    item = bob.journal.outbox.enqueue(room=ROOM, text=text, nonce=str(nonce))
     await bob.client.post(ROOM, text, nonce=nonce)  # it landed; the process died before confirm
     await _noise(pair, 230)  # more than one read window of newer records
     notes = await bob.outbox.recover()
     assert any("had landed" in n for n in notes)
-    assert bob.journal.outbox_item(item.id).state == OutboxState.CONFIRMED
+    assert bob.journal.outbox.item(item.id).state == OutboxState.CONFIRMED
     export = await bob.client.export(ROOM)
     assert [r.text for r in export.records if r.sender == bob.did] == [text]
 
@@ -38,21 +38,21 @@ async def test_a_pending_line_is_replayed_with_its_journaled_nonce(pair: Pair):
     bob = pair.bob
     text = "bob's line journaled but never posted"
     nonce = bob.client.nonces.next(ROOM)
-    item = bob.journal.enqueue(room=ROOM, text=text, nonce=str(nonce))
+    item = bob.journal.outbox.enqueue(room=ROOM, text=text, nonce=str(nonce))
     await bob.outbox.recover()
     export = await bob.client.export(ROOM)
     mine = [r for r in export.records if r.sender == bob.did]
     assert [(r.text, r.nonce) for r in mine] == [(text, str(nonce))]
-    assert bob.journal.outbox_item(item.id).state == OutboxState.CONFIRMED
+    assert bob.journal.outbox.item(item.id).state == OutboxState.CONFIRMED
 
 
 async def test_a_posted_line_gone_from_the_ring_is_not_posted_again(pair: Pair):
     bob = pair.bob
-    item = bob.journal.enqueue(room=ROOM, text="accepted once, then reaped", nonce="5")
-    bob.journal.mark_posted(item.id, nonce="5")
+    item = bob.journal.outbox.enqueue(room=ROOM, text="accepted once, then reaped", nonce="5")
+    bob.journal.outbox.mark_posted(item.id, nonce="5")
     notes = await bob.outbox.recover()
     assert any("not posted again" in n for n in notes)
-    assert bob.journal.outbox_item(item.id).state == OutboxState.FAILED
+    assert bob.journal.outbox.item(item.id).state == OutboxState.FAILED
     assert (await bob.client.export(ROOM)).records == ()
 
 
@@ -60,7 +60,7 @@ async def test_a_line_the_venue_would_rewrite_is_refused_before_the_journal(pair
     bob = pair.bob
     with pytest.raises(EngineError, match="would not store this line"):
         await bob.outbox.publish(ROOM, "trailing space ")
-    assert bob.journal.outbox() == []
+    assert bob.journal.outbox.items() == []
 
 
 async def test_a_verdict_that_would_not_survive_the_sweep_is_refused_at_commit(pair: Pair):
@@ -78,13 +78,13 @@ async def test_a_pending_line_the_ring_dropped_is_not_posted_twice_after_a_resta
     config.ring_bytes, config.ring_keep_bytes, config.ring_keep_lines = 4096, 1024, 4
     text = "bob's line sent just before a crash"
     nonce = bob.client.nonces.next(ROOM)
-    item = bob.journal.enqueue(room=ROOM, text=text, nonce=str(nonce))
-    bob.journal.record_attempt(item.id)  # the post went out...
+    item = bob.journal.outbox.enqueue(room=ROOM, text=text, nonce=str(nonce))
+    bob.journal.outbox.record_attempt(item.id)  # the post went out...
     await bob.client.post(ROOM, text, nonce=nonce)  # ...and landed; the reply was lost
     await _noise(pair, 60)
     assert text not in [r.text for r in (await bob.client.export(ROOM)).records]
     notes = await bob.outbox.recover()
     assert any("UNCERTAIN" in n and "not posted again" in n for n in notes), notes
-    assert bob.journal.outbox_item(item.id).state == OutboxState.FAILED
+    assert bob.journal.outbox.item(item.id).state == OutboxState.FAILED
     export = await bob.client.export(ROOM)
     assert [r.text for r in export.records if r.sender == bob.did] == []

@@ -213,7 +213,7 @@ async def world(home: Path) -> AsyncIterator[World]:
         found = World(venue=venue, home=home, clock=clock, alice=alice, bob=bob, carol=carol,
                       memory=memory,
                       mcp=mcp, caller=caller,
-                      mailbox=alice.journal.get_setting("agents.mailbox"), files=files)
+                      mailbox=alice.journal.settings.get("agents.mailbox"), files=files)
         found.faces = {"inproc": found.inproc, "socket": found.socket, "mcp": mcp,
                        "room": found.room}
         yield found

@@ -50,10 +50,10 @@ def test_reopening_does_not_migrate_again(tmp_path, clock):
 
 
 def test_wal_and_full_sync_are_on(journal):
-    conn = journal._live()
-    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
-    assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+    with journal.db.connection() as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+        assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
 
 
 def test_a_newer_schema_is_refused_untouched(tmp_path):

@@ -33,14 +33,14 @@ def file_bytes(journal: Journal) -> bytes:
 def test_secret_objects_are_refused_everywhere(journal):
     secret = Secretish(PREIMAGE)
     attempts = [
-        lambda: journal.add_deal(offer_id=OFFER, role="payee", status="s", terms={"x": secret}),
-        lambda: journal.add_deal(offer_id=OFFER, role="payee", status="s", terms={"l": [secret]}),
-        lambda: journal.set_setting("k", secret),
-        lambda: journal.enqueue(room="r", text=secret),
-        lambda: journal.add_record(
+        lambda: journal.deals.add(offer_id=OFFER, role="payee", status="s", terms={"x": secret}),
+        lambda: journal.deals.add(offer_id=OFFER, role="payee", status="s", terms={"l": [secret]}),
+        lambda: journal.settings.set("k", secret),
+        lambda: journal.outbox.enqueue(room="r", text=secret),
+        lambda: journal.records.add(
             room="r", generation=1, seq=1, ts_ms=1, sender="did:key:a", line=secret
         ),
-        lambda: journal.add_identity(secret),
+        lambda: journal.identities.add(secret),
     ]
     for attempt in attempts:
         with pytest.raises(SecretRefused):
@@ -52,7 +52,7 @@ def test_secret_objects_are_refused_everywhere(journal):
 )
 def test_terms_may_not_name_a_secret(journal, key):
     with pytest.raises(SecretRefused):
-        journal.add_deal(
+        journal.deals.add(
             offer_id=OFFER, role="payee", status="s", terms={"nested": {key: PREIMAGE.hex()}}
         )
 
@@ -64,34 +64,35 @@ def test_a_reveal_frame_carrying_its_secret_is_refused(journal):
         + '","type":"reveal"}'
     )
     with pytest.raises(SecretRefused):
-        journal.enqueue(room="r", text=line, secret_ref="deal/x/1/preimage")
+        journal.outbox.enqueue(room="r", text=line, secret_ref="deal/x/1/preimage")
 
 
 def test_the_file_never_holds_a_secret_after_a_full_workflow(journal):
     secret_hex = PREIMAGE.hex()
     refused = 0
-    journal.add_identity("did:key:z6Mkalice", "desk")
-    deal = journal.add_deal(
+    journal.identities.add("did:key:z6Mkalice", "desk")
+    deal = journal.deals.add(
         offer_id=OFFER,
         role="payee",
         status="accepted",
         terms={"statement": "0x" + "ab" * 32, "amount": "10"},
     )
     for bad in (
-        lambda: journal.update_deal(deal.id, terms={"preimage": secret_hex}),
-        lambda: journal.enqueue(
+        lambda: journal.deals.update(deal.id, terms={"preimage": secret_hex}),
+        lambda: journal.outbox.enqueue(
             room="r", text='tclk1 {"secret":"0x' + secret_hex + '","type":"reveal"}'
         ),
-        lambda: journal.set_setting("last", Secretish(PREIMAGE)),
+        lambda: journal.settings.set("last", Secretish(PREIMAGE)),
     ):
         with pytest.raises(StoreError):
             bad()
         refused += 1
     placeholder = 'tclk1 {"secret":"' + SECRET_PLACEHOLDER + '","type":"reveal"}'
-    item = journal.enqueue(room="r", text=placeholder, secret_ref=f"deal/{OFFER}/00aa/preimage")
-    journal.mark_posted(item.id, nonce="77")
+    item = journal.outbox.enqueue(room="r", text=placeholder,
+                                  secret_ref=f"deal/{OFFER}/00aa/preimage")
+    journal.outbox.mark_posted(item.id, nonce="77")
     journal.nonces.save("did:key:z6Mkalice", "r", 77)
-    journal.set_setting("theme", "dark")
+    journal.settings.set("theme", "dark")
     assert refused == 3
     data = file_bytes(journal)
     assert data  # the journal did write
