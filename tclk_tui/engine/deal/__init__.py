@@ -17,6 +17,9 @@ and the session a façade re-declaring every name; as layers, each part is a cla
 that uses only the parts beneath it (the gates confirm by calling the actions below them),
 while callers see one deal. The one word passed upward is the fold's `_transcript_moved`: the
 rail layer forgets a check read against an older transcript.
+
+A new deal action: its frame and its dry-run in `engine.legal`, what it does in `actions`, and,
+if it commits money or a secret, its request and confirmation in `gates`.
 """
 
 from tclk_tui.engine.deal.answers import UNKNOWN
