@@ -11,6 +11,7 @@ from typing import Any
 
 from tclk_tui.engine.board import OffersBoard
 from tclk_tui.engine.deal import DealSession
+from tclk_tui.engine.deal.fold import DealFold
 from tclk_tui.engine.errors import EngineError, journaling
 from tclk_tui.engine.events import EventBus, Notice
 from tclk_tui.engine.id_prefix import id_prefix
@@ -158,7 +159,7 @@ class DealBook:
         self._sessions[offer_id] = deal
         return deal
 
-    def _journal_accept(self, deal: DealSession) -> None:
+    def _journal_accept(self, deal: DealFold) -> None:
         """The accept a deal just bound to, in its journal row: a restart folds it first again,
         whatever else the board or the mailbox holds by then."""
         row_id = self._rows.get(deal.deal_id)

@@ -1,7 +1,9 @@
 """Offers: the offer form's rules, posting our own offer, accepting someone else's.
 
 A deal is journaled, and its secret derived durably into the vault, before the frame that
-commits to it is published.
+commits to it is published. Whether an offer may be accepted at all is the protocol's answer
+to the accept this wallet would post (`engine.accept_legal`); the rest here is this wallet's
+own policy (deadline margins, the rails it has).
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ import secrets as _secrets
 from collections.abc import Callable, Mapping
 from typing import Protocol
 
+from tclk_tui.engine.accept_legal import judge_accept, may_accept
 from tclk_tui.engine.board import AWAITING, OffersBoard
 from tclk_tui.engine.crash import crashpoint
 from tclk_tui.engine.deal_book import DealBook
@@ -17,6 +20,7 @@ from tclk_tui.engine.errors import EngineError, JournalUnwritable, journaling
 from tclk_tui.engine.events import EventBus, Notice
 from tclk_tui.engine.inert import clean
 from tclk_tui.engine.keeper import PaymentKeyPlan, SecretPlan, VaultKeeper
+from tclk_tui.engine.legal import Prospect
 from tclk_tui.engine.outbox import Outbox
 from tclk_tui.engine.rail_ids import offered_rails
 from tclk_tui.engine.views import DealView, FieldProblem, OfferDraft
@@ -178,13 +182,11 @@ class OfferDesk:
         record = self.board.offer_record(offer_id)
         if row is None or offer is None or record is None:
             raise EngineError("no such offer on the board")
-        if row.mine:
-            raise EngineError("this is your own offer")
-        if offer_id in self.book and not self.book.unsent_accept(offer_id):
-            raise EngineError("you already took part in this offer")
         now = self.now_ms()
-        if row.status not in ("open", AWAITING) or now >= offer["expiresMs"]:
-            raise EngineError(f"the offer is {row.status if row.status != 'open' else 'expired'}")
+        took_part = offer_id in self.book and not self.book.unsent_accept(offer_id)
+        legal = may_accept(offer, row.status, did=self.did, now_ms=now, took_part=took_part)
+        if not legal.ok:
+            raise EngineError(legal.reason or "the protocol refuses this accept")
         if not validate_deadlines(offer, now, MIN_CLAIM_WINDOW_MS, MIN_REFUND_GAP_MS):
             raise EngineError("the deadlines leave less than a minute to claim or to refund")
         usable = [r for r in offer["rails"] if r in self.rails]
@@ -203,14 +205,14 @@ class OfferDesk:
         if rail is not None and rail not in usable:
             raise EngineError(f"rail {rail} is not offered or not set up here")
         try:
-            return await self._accept(offer_id, offer, record, deliver)
+            return await self._accept(offer_id, offer, row.status, record, deliver)
         except JournalUnwritable as exc:
             deal = self.book.get(offer_id)
             kept = deal is not None and deal.letter is not None
             raise _accept_outcome(exc, private=deliver is not None, kept=kept) from None
 
-    async def _accept(self, offer_id: str, offer: dict, record: TranscriptRecord,
-                      deliver: PrivateDelivery | None) -> DealView:
+    async def _accept(self, offer_id: str, offer: dict, board_status: str,
+                      record: TranscriptRecord, deliver: PrivateDelivery | None) -> DealView:
         role = "payee" if offer["role"] == "payer" else "payer"
         nonce = _secrets.token_hex(8)
         secret_plan = None
@@ -243,6 +245,10 @@ class OfferDesk:
             line = encode_frame(accept)
         except TclkError as exc:
             raise EngineError(str(exc)) from None
+        # What we post is judged exactly like what we read (the clock moved since the dry-run).
+        legal = judge_accept(offer, board_status, Prospect(dict(accept)), self.now_ms())
+        if not legal.ok:
+            raise EngineError(legal.reason or "the protocol refuses this accept")
         with journaling("the accept", happened=False):
             letter = deliver.sign(line) if deliver is not None else None  # its board nonce
             self.book.journal_deal(offer_id, role, record, secret_plan, key_plan,
