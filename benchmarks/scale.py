@@ -440,7 +440,7 @@ async def child_main(cfg: dict[str, Any]) -> dict[str, Any]:
 
     wallet.rooms.ingest = timed_ingest  # type: ignore[method-assign]
     requests: dict[str, int] = {}
-    once = wallet.client._once
+    once = wallet.client.transport.once
 
     async def counted_once(method, url, **kw):
         from tclk_tui.technocore.budget import current_traffic
@@ -459,7 +459,7 @@ async def child_main(cfg: dict[str, Any]) -> dict[str, Any]:
         return add(room, **kw)
 
     if os.environ.get("BENCH_DEBUG"):
-        wallet.client._once = counted_once  # type: ignore[method-assign]
+        wallet.client.transport.once = counted_once  # type: ignore[method-assign]
         wallet.reads.add = timed_add  # type: ignore[method-assign]
     lateness: list[float] = []
     reads_left: list[int] = []

@@ -5,23 +5,24 @@ the audit trail are the wallet's journal. Every call is journaled whatever its o
 order inside a call is fixed: grant (nothing touched), parameters, manifest rules (reads of
 public facts only), then the engine. A gated tool under `ask` becomes a pending approval the
 operator answers; under `auto` the desk confirms, and the engine's own gates still decide.
+
+The desk is the tool dispatch (manifests, the grant's rules per tool, the journal of every
+call) and the facade the faces hold; the approvals are a collaborator of their own
+(`agents.approvals`), composed rather than inherited: they share only the ledger and the
+agent's turn.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import hashlib
-import json
 import logging
 import secrets
 import time
-import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tclk_tui.agents.approvals import ApprovalError, Approvals, agent_lock, facts_digest
 from tclk_tui.agents.backend import (
     CommandBackend,
     CommandFailed,
@@ -50,7 +51,6 @@ from tclk_tui.agents.limits import (
 from tclk_tui.agents.manifest import Manifest, agents_dir, load_manifest, refused
 from tclk_tui.agents.tools import ToolCall, ToolRegistry
 from tclk_tui.engine.commands import CommandError
-from tclk_tui.engine.gates import wrong_code
 from tclk_tui.engine.rail_ids import offered_rails
 
 log = logging.getLogger("tclk_tui.agents")
@@ -63,23 +63,6 @@ def _now_ms() -> int:
     return int(time.time() * 1000)
 
 
-def facts_digest(gate: Gate) -> str:
-    """What an approval was given for: the gate's facts, less the clock's countdowns, and
-    whether the action is late (a countdown's one fact that changes what is asked)."""
-    stable = [f for f in gate.facts if not str(f.get("label", "")).startswith("time to")]
-    text = json.dumps([gate.action, gate.deal_id, gate.contract, gate.status, stable,
-                       list(gate.blockers), gate.late], sort_keys=True)
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
-class ApprovalError(Exception):
-    """The operator's answer could not be applied; `reason` says why (the approval may stay)."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
-
-
 class AgentDesk:
     def __init__(self, backend: CommandBackend, ledger: Any, profile_dir: Path, *,
                  clock_ms: Callable[[], int] = _now_ms) -> None:
@@ -88,8 +71,7 @@ class AgentDesk:
         self.profile_dir = Path(profile_dir)
         self._clock = clock_ms
         self._manifests: dict[str, tuple[float, Manifest]] = {}
-        self._listeners: list[Callable[[], None]] = []
-        self._decided = asyncio.Event()
+        self.approvals = Approvals(backend, ledger)
         self.registry = tool_registry(lambda tool: self._runner(tool.name))
 
     def __repr__(self) -> str:
@@ -185,8 +167,8 @@ class AgentDesk:
                 async with agent_lock(self.ledger, call.agent):
                     outcome, deal_id = await self._run(call)
                 if isinstance(outcome, _Asked):
-                    result = await self._await_approval(call.agent, outcome.approval_id,
-                                                        call.wait_s)
+                    result = await self.approvals.wait(call.agent, outcome.approval_id,
+                                                       call.wait_s)
                 else:
                     result = outcome
             except ToolError as exc:
@@ -211,7 +193,7 @@ class AgentDesk:
         tool, p, m = call.tool, dict(call.params), call.manifest
         entry = BY_NAME[tool]
         if entry.declaration is None:  # the desk's own: the agent's approval
-            return self._approval_status(call.agent, p["approval"]), None
+            return self.approvals.status(call.agent, p["approval"]), None
         if entry.policy.own_deal:
             facts = await self.backend.deal_facts(p["deal"])
             if facts is None:
@@ -317,7 +299,7 @@ class AgentDesk:
                               for a, cap in m.caps.assets.items()}
         return used
 
-    # -- gated tools and approvals --------------------------------------------------------------
+    # -- gated tools -----------------------------------------------------------------------------
 
     async def _gate(self, tool: str, p: dict[str, Any], deal_id: str | None) -> Gate:
         try:
@@ -336,10 +318,7 @@ class AgentDesk:
         approval_id = "ap-" + secrets.token_hex(6)
         facts = gate.public()
         facts["caps_used"] = await self.caps_used(call.agent)
-        self.ledger.add_approval(approval_id=approval_id, agent=call.agent, tool=call.tool,
-                                 params=engine_params, deal_id=deal_id, facts=facts,
-                                 facts_digest=facts_digest(gate))
-        self._changed()
+        self.approvals.ask(approval_id, call.agent, call.tool, engine_params, deal_id, gate, facts)
         return _Asked(approval_id)
 
     async def _perform(self, tool: str, p: dict[str, Any], code: str | None,
@@ -350,139 +329,33 @@ class AgentDesk:
         except CommandFailed as exc:
             raise _with_deal(ToolFailed(exc.reason), deal_id) from None
 
-    async def _await_approval(self, agent: str, approval_id: str,
-                              wait_s: float) -> dict[str, Any]:
-        deadline = asyncio.get_running_loop().time() + wait_s
-        while True:
-            row = self.ledger.approval(approval_id)
-            if row is not None and row.state != "pending":
-                return self._outcome(row)
-            remaining = deadline - asyncio.get_running_loop().time()
-            if remaining <= 0:
-                return {"status": "pending", "approval": approval_id}
-            self._decided.clear()
-            # Woken by a decision made here, or polling for one made by another process.
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._decided.wait(), min(remaining, 0.5))
-
-    @staticmethod
-    def _outcome(row) -> dict[str, Any]:
-        if row.state == "approved":
-            return {**(row.result or {}), "approval": row.id}
-        if row.state == "denied":
-            raise ToolRefused("operator", f"denied by the operator: {row.reason or 'no reason'}")
-        if row.state == "lapsed":
-            raise ToolRefused("approval.lapsed", row.reason)
-        raise ToolFailed(row.reason or "the approved action failed")
-
-    def _approval_status(self, agent: str, approval_id: str) -> dict[str, Any]:
-        row = self.ledger.approval(approval_id)
-        if row is None or row.agent != agent:
-            raise ToolFailed(f"no approval {approval_id[:40]!r} for this agent")
-        out = {"approval": row.id, "state": row.state, "tool": row.tool, "deal": row.deal_id,
-               "reason": row.reason}
-        if row.state == "approved":
-            out["result"] = row.result
-        return out
+    # -- approvals (agents.approvals) -----------------------------------------------------------
 
     def pending(self) -> list:
-        return self.ledger.approvals("pending")
+        return self.approvals.pending()
 
     def approval(self, approval_id: str):
-        return self.ledger.approval(approval_id)
+        return self.approvals.approval(approval_id)
 
     async def current_gate(self, approval_id: str) -> Gate:
         """The gate as the engine states it now, for the operator's confirm dialog."""
-        row = self._pending_row(approval_id)
-        return await self.backend.gate(row.tool, dict(row.params))
-
-    def _pending_row(self, approval_id: str):
-        row = self.ledger.approval(approval_id)
-        if row is None:
-            raise ApprovalError(f"no approval {approval_id}")
-        if row.state != "pending":
-            raise ApprovalError(f"approval {approval_id} is {row.state} already")
-        return row
+        return await self.approvals.current_gate(approval_id)
 
     async def refresh(self) -> list[str]:
         """Lapse every pending approval whose gate facts changed; return their ids."""
-        lapsed = []
-        for row in self.pending():
-            if await self._lapse_if_changed(row):
-                lapsed.append(row.id)
-        return lapsed
-
-    async def _lapse_if_changed(self, row) -> bool:
-        try:
-            gate = await self.backend.gate(row.tool, dict(row.params))
-        except CommandFailed as exc:
-            reason = f"the gate can no longer be stated: {exc.reason}"
-        else:
-            if facts_digest(gate) == row.facts_digest and not gate.blockers:
-                return False
-            why = list(gate.blockers)
-            if gate.late and not row.facts.get("late"):
-                why.append(f"the {row.tool} is now late (past claimByMs)")
-            reason = ("the gate's facts changed since the agent asked"
-                      + (f": {'; '.join(why)}" if why else ""))
-        self.ledger.decide(row.id, "lapsed", reason=reason)
-        self._changed()
-        return True
+        return await self.approvals.refresh()
 
     async def approve(self, approval_id: str, typed_code: str | None = None, *,
                       acknowledge_late: bool = False):
-        """The operator says yes: re-state the gate, check it is the one approved, perform
-        (in the agent's turn, like its own calls)."""
-        row = self._pending_row(approval_id)
-        async with agent_lock(self.ledger, row.agent):
-            return await self._approve(self._pending_row(approval_id), typed_code,
-                                       acknowledge_late=acknowledge_late)
-
-    async def _approve(self, row, typed_code: str | None, *, acknowledge_late: bool):
-        if await self._lapse_if_changed(row):
-            raise ApprovalError("the gate's facts changed since the agent asked: the approval "
-                                "lapsed, and the agent was told")
-        gate = await self.backend.gate(row.tool, dict(row.params))
-        if gate.confirm_code is not None and (typed_code or "").strip().lower() != \
-                gate.confirm_code:
-            raise ApprovalError(wrong_code())
-        if gate.late and not acknowledge_late:  # the operator's to say, never the agent's
-            raise ApprovalError(f"the {row.tool} is late (past claimByMs): acknowledge the "
-                                "risk to approve it (--late, or the dialog's acknowledgement)")
-        try:
-            result = await self.backend.perform(row.tool, dict(row.params),
-                                                code=gate.confirm_code,
-                                                acknowledge_late=acknowledge_late)
-        except CommandFailed as exc:
-            decided = self.ledger.decide(row.id, "failed", reason=exc.reason)
-        else:
-            decided = self.ledger.decide(row.id, "approved", result=result)
-        self.ledger.add_call(agent=row.agent, transport="operator", tool=row.tool,
-                             params=dict(row.params), decision=decided.state,
-                             result_kind="ok" if decided.state == "approved" else "failed",
-                             detail=decided.reason, deal_id=row.deal_id)
-        self._changed()
-        return decided
+        """The operator says yes (see `Approvals.approve`)."""
+        return await self.approvals.approve(approval_id, typed_code,
+                                            acknowledge_late=acknowledge_late)
 
     def deny(self, approval_id: str, reason: str):
-        row = self._pending_row(approval_id)
-        reason = " ".join(reason.split())[:300] or "no reason given"
-        decided = self.ledger.decide(row.id, "denied", reason=reason)
-        self.ledger.add_call(agent=row.agent, transport="operator", tool=row.tool,
-                             params=dict(row.params), decision="denied", result_kind="refused",
-                             detail=reason, deal_id=row.deal_id)
-        self._changed()
-        return decided
-
-    # -- listeners ------------------------------------------------------------------------------
+        return self.approvals.deny(approval_id, reason)
 
     def subscribe(self, listener: Callable[[], None]) -> None:
-        self._listeners.append(listener)
-
-    def _changed(self) -> None:
-        self._decided.set()
-        for listener in list(self._listeners):
-            listener()
+        self.approvals.subscribe(listener)
 
 
 @dataclass(frozen=True, slots=True)
@@ -491,14 +364,6 @@ class _Asked:
     turn, so the agent's other calls go on meanwhile."""
 
     approval_id: str
-
-
-_LOCKS: weakref.WeakKeyDictionary[Any, dict[str, asyncio.Lock]] = weakref.WeakKeyDictionary()
-
-
-def agent_lock(ledger: Any, agent: str) -> asyncio.Lock:
-    """The one lock per agent of a wallet's ledger: every desk over that journal shares it."""
-    return _LOCKS.setdefault(ledger, {}).setdefault(agent, asyncio.Lock())
 
 
 class _Journaled(ToolError):
@@ -534,4 +399,4 @@ def _journal_params(registry: ToolRegistry, tool: str, params: object) -> dict[s
 
 
 __all__ = ["TOOL_NAMES", "AgentDesk", "ApprovalError", "BadParams",
-           "CapabilityViolation", "facts_digest"]
+           "CapabilityViolation", "agent_lock", "facts_digest"]

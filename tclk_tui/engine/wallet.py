@@ -7,16 +7,15 @@ Each part holds one concern: `RoomSync` follows the venue and routes what it rea
 DID notes, `DeadlineWatch` raises deadline warnings, `ReadScheduler` is the one reader of the
 venue, and `Autopilot` does what is safe by itself (a refund once its window opens, heartbeats)
 and raises alerts for what needs the operator. Everything a face does is one call here,
-delegated to the part that owns it.
+delegated to the part that owns it. How a wallet is opened (its lock, journal, identity,
+rails, the journal replayed and the venue's first read) is `engine.wallet_open`.
 """
 
 from __future__ import annotations
 
 import contextlib
-import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from tclk_tui.engine import arbitration as arb
 from tclk_tui.engine import private_deals
@@ -30,18 +29,16 @@ from tclk_tui.engine.deadline_watch import DeadlineWatch
 from tclk_tui.engine.deal import DealSession
 from tclk_tui.engine.deal_book import DealBook
 from tclk_tui.engine.errors import EngineError, ProfileBusy
-from tclk_tui.engine.events import Alert, EventBus, Notice, VenueStatus
+from tclk_tui.engine.events import Alert, EventBus, VenueStatus
 from tclk_tui.engine.evidence import Evidence
-from tclk_tui.engine.evm import load_evm_settings, open_evm_rail
 from tclk_tui.engine.fee_waits import FeeWaitDesk
 from tclk_tui.engine.gates import GateRequest, StatedGates
-from tclk_tui.engine.identity_key import IDENTITY_ENTRY, load_identity
+from tclk_tui.engine.identity_key import IDENTITY_ENTRY
 from tclk_tui.engine.keeper import VaultKeeper
 from tclk_tui.engine.mailbox import PrivateMail
 from tclk_tui.engine.money import money_reader
 from tclk_tui.engine.offers import OfferDesk
 from tclk_tui.engine.outbox import Outbox
-from tclk_tui.engine.paths import make_private_dir
 from tclk_tui.engine.rail_watch import RailWatch
 from tclk_tui.engine.read_scheduler import ReadScheduler
 from tclk_tui.engine.room_sync import RoomSync
@@ -49,11 +46,8 @@ from tclk_tui.engine.secrets_gates import SecretGates
 from tclk_tui.engine.venue_budget import (
     VenueBudgetView,
     accept_needs_rooms,
-    adopt_venue_limits,
-    make_budget,
     room_refusal,
     rooms_refusal,
-    share_from_env,
 )
 from tclk_tui.engine.views import (
     DealView,
@@ -62,26 +56,22 @@ from tclk_tui.engine.views import (
     OfferDraft,
     VaultStatus,
 )
-from tclk_tui.engine.watch_policy import load_policy
+from tclk_tui.engine.wallet_open import (
+    one_shot_refusal,
+    open_wallet,
+    take_profile_lock,
+    wall_clock_ms,
+)
 from tclk_tui.protocol.errors import TclkError
 from tclk_tui.protocol.naming import deal_room
 from tclk_tui.protocol.panel import check_statement, panel_of
 from tclk_tui.protocol.transcript import TranscriptRecord
 from tclk_tui.rails.base import SettlementRail
-from tclk_tui.rails.memory import MemoryRail
-from tclk_tui.rails.paper import PaperRail
 from tclk_tui.store.journal import Journal
-from tclk_tui.store.profile_lock import ProfileLock, ProfileLocked
-from tclk_tui.technocore.budget import DEFAULT_SHARE
+from tclk_tui.store.profile_lock import ProfileLock
 from tclk_tui.technocore.client import VenueClient
-from tclk_tui.technocore.errors import VenueError
 from tclk_tui.technocore.identity import Identity
-from tclk_tui.vault.errors import VaultError
 from tclk_tui.vault.seed import Vault
-
-
-def wall_clock_ms() -> int:
-    return int(time.time() * 1000)
 
 
 @dataclass
@@ -105,15 +95,6 @@ class _Ctx:
     read_mail: Callable[[], Awaitable[int]] | None = None
     # Follows deal actions whose transaction waits for the fee (engine.fee_waits).
     fee_waits: FeeWaitDesk | None = None
-
-
-def one_shot_refusal(rail_id: str) -> str:
-    """Why a process-local rail cannot be chosen by a wallet that lives for one call."""
-    return (f"the {rail_id} rail keeps its locks inside one process, and a CLI call without a "
-            "daemon is a process that ends with the call: a lock made here could never be "
-            "claimed, refunded or verified by a later call. Use paper to rehearse, or start "
-            f"`tclk-tui daemon` (or the app): the CLI then goes through it, where {rail_id} "
-            "lasts as long as the engine")
 
 
 class Wallet:
@@ -185,154 +166,9 @@ class Wallet:
 
     # -- opening and closing --------------------------------------------------------------------
 
-    @classmethod
-    async def open(cls, profile: str, *, venue_url: str, data_dir: Path, vault: Vault,
-                   clock_ms: Callable[[], int] = wall_clock_ms,
-                   rails: Mapping[str, SettlementRail] | None = None,
-                   follow: bool = True, offline: bool = False,
-                   one_shot: bool = False, background: bool = False,
-                   venue_share: int | None = None,
-                   source_address: str | None = None) -> Wallet:
-        """Open the profile (taking its lock) and, unless `offline`, read the venue once.
-
-        `venue_share` is how many wallets share this host's address at the venue (default:
-        `TCLK_VENUE_SHARE`, else 2; see engine.venue_budget), `source_address` the local
-        address its requests leave from.
-
-        `offline` is for a call that answers from this wallet's own facts (its DID): it
-        contacts neither the venue nor a rail, so it works with the network down.
-        `one_shot` is a wallet that lives for one call (the CLI without a daemon): rails whose
-        locks live in the process (memory) are set aside, refused with the reason wherever
-        one is chosen (an offer, an accept, a lock).
-        `background` (with `follow`) returns once the journal is replayed and reads the venue
-        in a background task, following it afterwards: the app is drawn at once and shows the
-        board as its ring is checked. Offers and accepts wait for that first read."""
-        profile_dir = Path(data_dir) / profile
-        make_private_dir(profile_dir)
-        lock = take_profile_lock(profile_dir)  # before the journal: one owner per profile
-        try:
-            share = venue_share if venue_share is not None else share_from_env()
-            wallet = await cls._open_locked(profile, profile_dir, venue_url=venue_url,
-                                            vault=vault, clock_ms=clock_ms, rails=rails,
-                                            offline=offline, one_shot=one_shot,
-                                            read_venue=not (background and follow),
-                                            share=share, source_address=source_address)
-        except BaseException:
-            lock.release()
-            raise
-        wallet._lock = lock
-        if follow and background and not offline:
-            wallet.background.spawn(wallet._read_then_follow())
-        elif follow:
-            wallet.start_following()
-        return wallet
-
-    @classmethod
-    async def _open_locked(cls, profile: str, profile_dir: Path, *, venue_url: str,
-                           vault: Vault, clock_ms: Callable[[], int],
-                           rails: Mapping[str, SettlementRail] | None,
-                           offline: bool = False, one_shot: bool = False,
-                           read_venue: bool = True, share: int = DEFAULT_SHARE,
-                           source_address: str | None = None) -> Wallet:
-        journal = Journal(profile_dir / "journal.sqlite3", clock=clock_ms)
-        known = {row.did for row in journal.identities.all()}
-        try:
-            had_seed = vault.has_seed()
-            if known and not had_seed and vault.backend.get(IDENTITY_ENTRY) is None:
-                raise EngineError(
-                    f"profile {profile} already has an identity ({sorted(known)[0]}) but this "
-                    "vault holds none of its secrets: open the profile's own vault (see "
-                    "`tclk-tui vault doctor`) or restore its master seed; nothing was created")
-            vault.ensure_seed()
-            identity = load_identity(vault)
-        except VaultError as exc:
-            journal.close()
-            raise EngineError(f"the vault cannot be used: {exc}") from None
-        except EngineError:
-            journal.close()
-            raise
-        if known and identity.did not in known:
-            journal.close()
-            raise EngineError(
-                f"this vault's identity {identity.did} is not profile {profile}'s "
-                f"({sorted(known)[0]}): wrong vault or wrong profile")
-        if not known:
-            journal.identities.add(identity.did, label=profile)
-        client = VenueClient(venue_url, identity, nonces=journal.nonces,
-                             budget=make_budget(journal, venue_url, share),
-                             source_address=source_address)
-        all_rails: dict[str, SettlementRail] = {
-            "paper": PaperRail(client.notes(), clock=clock_ms),
-            "memory": MemoryRail(clock=clock_ms),
-        }
-        all_rails.update(rails or {})
-        owned: list[SettlementRail] = []
-        try:
-            evm = load_evm_settings(profile_dir) if "evm-htlc" not in all_rails else None
-        except EngineError:
-            journal.close()
-            await client.aclose()
-            raise
-        if evm is not None:
-            all_rails["evm-htlc"] = open_evm_rail(vault, profile_dir, evm, clock_ms)
-            owned.append(all_rails["evm-htlc"])
-        refused = {rail_id: one_shot_refusal(rail_id) for rail_id, rail in all_rails.items()
-                   if one_shot and rail.process_local}
-        wallet = cls(profile=profile, venue_url=venue_url, vault=vault, journal=journal,
-                     identity=identity, client=client, clock_ms=clock_ms,
-                     rails={k: v for k, v in all_rails.items() if k not in refused},
-                     refused_rails=refused)
-        wallet._owned_rails = owned
-        wallet.fee_waits.one_shot = one_shot
-        wallet.first_run = not had_seed
-        wallet.alerts.policy = load_policy(profile_dir)
-        if wallet.alerts.policy.problem:
-            wallet.events.publish(Notice("warning", wallet.alerts.policy.problem))
-        try:
-            wallet._restore()
-            if offline:
-                wallet.rooms.set_status("offline", "not contacted: this call needs no venue")
-                wallet.rooms.first_read.set()
-                return wallet
-            if read_venue:
-                await wallet._read_venue()
-        except BaseException:
-            await wallet.close()  # never leave the journal or the HTTP client open
-            raise
-        return wallet
-
-    async def _read_venue(self) -> None:
-        """Read the venue once: the rails' word on live locks, the board and every live deal
-        room, the outbox reconciled, our statements and DID note current."""
-        await self.rail_watch.reconcile()
-        try:
-            problem = await adopt_venue_limits(self.client)
-            if problem is not None:
-                self.events.publish(Notice("warning", problem))
-            await self.sync()
-            for note in await self.outbox.recover():
-                self.events.publish(Notice("info", note))
-            await self.offers.publish_missing_statements()
-            await private_deals.send_pending(self)
-            await self.advertise()  # the DID note, its rails and e2e: record current
-        except (VenueError, EngineError) as exc:
-            self.rooms.set_status("offline", str(exc))
-        finally:
-            self.rooms.first_read.set()
-
-    async def _read_then_follow(self) -> None:
-        try:
-            await self._read_venue()
-        except Exception as exc:  # say why; the followers still read on from the cursor
-            self.events.publish(Notice("error", f"reading the venue failed: {exc}"))
-        self.start_following()
-
-    def _restore(self) -> None:
-        """Rebuild deals from the journal: plans, records, and the folds they give."""
-        restored = self.book.restore()
-        private_deals.restore(self)
-        self.rooms.replay_journal(restored)
-        private_deals.restore_legacy(self)
+    # The opening sequence (the profile lock, the journal, the identity, the rails, then the
+    # journal replayed and the venue's first read) is `engine.wallet_open.open_wallet`.
+    open = classmethod(open_wallet)
 
     async def close(self) -> None:
         if self.background.closed:
@@ -534,11 +370,5 @@ class Wallet:
         await self.mail.publish_note(sorted(self.rails))
 
 
-def take_profile_lock(profile_dir: Path) -> ProfileLock:
-    try:
-        return ProfileLock.acquire(profile_dir)
-    except ProfileLocked as exc:
-        raise ProfileBusy(str(exc), exc.pid) from None
-
-
-__all__ = ["IDENTITY_ENTRY", "EngineError", "ProfileBusy", "Wallet"]
+__all__ = ["IDENTITY_ENTRY", "EngineError", "ProfileBusy", "Wallet", "one_shot_refusal",
+           "take_profile_lock", "wall_clock_ms"]

@@ -15,122 +15,49 @@ Each lock, claim and refund runs in a task of its own: when its transaction has 
 the fee (see `feewait`), the caller is answered at once with `FeeWaiting` (why, and how long
 it can wait) while the operation waits in the account's queue and finishes when the fee fits;
 calling the same operation again joins it instead of starting a second one.
+
+The class is the facade the engine and the tests hold; each concern is a collaborator with one
+job, composed here rather than inherited so each can be read (and tested) without the others:
+`ChainReads` (the chain checked and read, every rule a payee checks), `AccountView` (the
+account's balances and fee as last read), `Locker` (the payer's lock, its token allowance
+included), `Settler` (the claim and the refund), `TxJournal` (the transaction journal squared
+with the chain, the reconcile after a restart) and `Operations` (one task per operation, the
+fee-wait answer).
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import functools
-import logging
-from collections.abc import Callable, Coroutine, Generator, Mapping
-from dataclasses import dataclass, field
-from decimal import Decimal
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-from eth_utils import to_checksum_address
-
-from tclk_tui.protocol.locks import verify_secret
 from tclk_tui.rails.base import (
     Clock,
     FeeWait,
-    FeeWaiting,
     LockQuote,
     LockTerms,
     RailFeatures,
     SettlementError,
     wall_clock_ms,
 )
-from tclk_tui.rails.base import LockReport as BaseLockReport
 
+from .config import EvmConfig, LockReport
 from .deploy import deploy_escrow
-from .escrow import (
-    CLAIMED_TOPIC,
-    OnChainLock,
-    artifact,
-    claim_data,
-    decode_lock,
-    lock_id,
-    locks_data,
-    refund_data,
-)
-from .expect import (
-    TIMELOCK_MARGIN_S,
-    Expectation,
-    asset_of,
-    expect,
-    format_units,
-    margin_text,
-)
-from .feewait import CURRENT_OP, OpSignal, WaitPlan
-from .funding import Funding, explain_revert, problem_text
-from .ref import EvmRef, format_ref, parse_ref
-from .rpc import NodeClient, hex_int
-from .token import ETHER, TokenAsset, check_token, read_token
-from .tx import REPLACE_AFTER_S, FeeCap, FeeRead, Receipt, Sender
+from .escrow import OnChainLock
+from .expect import TIMELOCK_MARGIN_S, Expectation, margin_text
+from .funding import Funding
+from .holdings import AccountView
+from .operations import Operations
+from .payer import Locker
+from .reads import ChainReads
+from .reconcile import TxJournal
+from .ref import EvmRef
+from .rpc import NodeClient
+from .settle import Settler
+from .token import TokenAsset
+from .tx import REPLACE_AFTER_S, Sender
 from .txlog import TxLog
 
 __all__ = ["EvmConfig", "EvmHtlcRail", "LockReport", "deploy_escrow"]
-log = logging.getLogger(__name__)
-
-_SETTLED_STATES = ("failed", "dropped")  # a journaled row in these never counts: send anew
-_TRANSPORT = ("node-unreachable", "node-stalled", "bad-node")  # the node, not the operation
-
-
-@dataclass(frozen=True, slots=True)
-class EvmConfig:
-    """Per-profile settings: which node, which chain, which escrow, how many confirmations,
-    which tokens it trades, and the most it pays per gas."""
-
-    url: str
-    chain_id: int
-    escrow: str
-    confirmations: int = 1
-    assets: Mapping[str, TokenAsset] = field(default_factory=dict)
-    max_fee_gwei: Decimal = Decimal(200)
-    max_priority_fee_gwei: Decimal = Decimal(3)
-
-    def __post_init__(self) -> None:
-        if self.confirmations < 1:
-            raise ValueError("confirmations must be at least 1")
-        object.__setattr__(self, "escrow", to_checksum_address(self.escrow))
-        object.__setattr__(self, "max_fee_gwei", Decimal(str(self.max_fee_gwei)))
-        object.__setattr__(self, "max_priority_fee_gwei",
-                           Decimal(str(self.max_priority_fee_gwei)))
-        self.fee_cap  # noqa: B018 (checks the two caps)
-
-    @property
-    def fee_cap(self) -> FeeCap:
-        return FeeCap.gwei(self.max_fee_gwei, self.max_priority_fee_gwei)
-
-
-@dataclass(frozen=True, slots=True)
-class LockReport(BaseLockReport):
-    """What the chain says about one announced lock, with the first rule it breaks (if any)."""
-
-    lock: OnChainLock | None = field(default=None, repr=False)
-
-
-def _refuse(message: str, code: str) -> SettlementError:
-    return SettlementError(f"tclk: evm-htlc {message}", code=code)
-
-
-class _Done:
-    """An operation's completion, for whoever awaits it: each await is shielded, so a caller
-    that gives up (a face closing) never cancels the operation under the others."""
-
-    def __init__(self, task: asyncio.Task[Any]) -> None:
-        self._task = task
-
-    def __await__(self) -> Generator[Any, None, Any]:
-        return asyncio.shield(self._task).__await__()
-
-
-@dataclass(eq=False)
-class _Operation:
-    signal: OpSignal
-    task: asyncio.Task[Any]
 
 
 class EvmHtlcRail(RailFeatures):
@@ -146,7 +73,6 @@ class EvmHtlcRail(RailFeatures):
                  node: NodeClient | None = None,
                  lock_dir: Path | None = None,
                  replace_after_s: float = REPLACE_AFTER_S) -> None:
-        self.config = config
         self.node = node or NodeClient(config.url)
         self.sender = Sender(self.node, config.chain_id, private_key, txlog,
                              cap=config.fee_cap, lock_dir=lock_dir,
@@ -155,15 +81,23 @@ class EvmHtlcRail(RailFeatures):
             self.sender.on_step = on_step
         self.txlog = txlog
         self.funding = Funding(self.sender, config.escrow)
-        self._clock = clock
-        self._escrow_checked = False
-        self._chain_checked = False
-        self._tokens_checked: set[str] = set()
-        self._token_serial: dict[str, asyncio.Lock] = {}
-        self._last_balance: int | None = None
-        self._last_tokens: dict[str, int] = {}
-        self._ops: dict[tuple[str, str], _Operation] = {}
-        self._last_fee: FeeRead | None = None
+        self.reads = ChainReads(config, self.node, clock)
+        self.account = AccountView(self.reads, self.sender)
+        self.journal = TxJournal(self.reads, self.sender, txlog)
+        self.locker = Locker(self.reads, self.account, self.sender, self.funding,
+                             self.journal, clock)
+        self.settler = Settler(self.reads, self.sender, self.journal)
+        self._ops = Operations(self.sender.queue)
+
+    @property
+    def config(self) -> EvmConfig:
+        """The profile's settings, held by the reads that every other part goes through (so a
+        replaced config is the one all of them see)."""
+        return self.reads.config
+
+    @config.setter
+    def config(self, config: EvmConfig) -> None:
+        self.reads.config = config
 
     def __repr__(self) -> str:
         return (f"EvmHtlcRail(chain={self.config.chain_id}, escrow={self.config.escrow}, "
@@ -192,84 +126,26 @@ class EvmHtlcRail(RailFeatures):
     async def aclose(self) -> None:
         """Stop what runs (an operation waiting for the fee stays journaled: resumed when its
         deal next acts, as after a crash), then the node and the journal."""
-        ops, self._ops = list(self._ops.values()), {}
-        for op in ops:
-            op.task.cancel()
-        for op in ops:
-            with contextlib.suppress(BaseException):
-                await op.task
+        await self._ops.close()
         await self.node.aclose()
         self.txlog.close()
 
-    # -- operations and the fee ---------------------------------------------------------------
-
-    async def _operation(self, action: str, lock_hex: str,
-                         work: Callable[[], Coroutine[Any, Any, Any]]) -> Any:
-        """Run `work` in a task of its own; its answer, or `FeeWaiting` as soon as its
-        transaction waits for the fee. The same action on the same lock, asked again while it
-        runs, joins it: one operation, one transaction."""
-        key = (action, lock_hex)
-        op = self._ops.get(key)
-        started = op is None
-        if op is None:
-            signal = OpSignal()
-            token = CURRENT_OP.set(signal)
-            try:
-                task = asyncio.create_task(work())
-            finally:
-                CURRENT_OP.reset(token)
-            op = self._ops[key] = _Operation(signal=signal, task=task)
-            task.add_done_callback(functools.partial(self._finished, key, op))
-        told = asyncio.ensure_future(op.signal.event.wait())
-        try:
-            await asyncio.wait({op.task, told}, return_when=asyncio.FIRST_COMPLETED)
-        except asyncio.CancelledError:
-            if started and not op.signal.event.is_set():
-                op.task.cancel()  # nothing waits yet: the caller's cancel is the operation's
-            raise
-        finally:
-            told.cancel()
-        if op.task.done():
-            return op.task.result()
-        assert op.signal.wait is not None
-        raise FeeWaiting(op.signal.wait, _Done(op.task))
-
-    def _finished(self, key: tuple[str, str], op: _Operation, _task: object) -> None:
-        """An operation ended. One that failed for a reason of its own (not the node's
-        silence) leaves no wait behind: a wait journaled for it is over, never resumed."""
-        if self._ops.get(key) is op:
-            del self._ops[key]
-        if op.task.cancelled():
-            return  # a close, like a crash: its wait stays journaled
-        error = op.task.exception()
-        if error is None:
-            return
-        code = getattr(error, "code", type(error).__name__)
-        if code not in _TRANSPORT:
-            self.sender.queue.abandon(key[0], key[1], str(error).removeprefix("tclk: "))
-        if op.signal.wait is not None:
-            log.warning("evm %s for lock %s ended after waiting for the fee: %s", key[0],
-                        key[1], code)
+    # -- the fee --------------------------------------------------------------------------
 
     def fee_waits(self) -> tuple[FeeWait, ...]:
         return self.sender.queue.fee_waits()
 
     def fee_note(self) -> str:
-        read = self._last_fee
-        if read is None or read.fits:
-            return ""
-        return (f"{read.reason()} when the account was last read: once confirmed, the "
-                "transaction waits in the account's queue, journaled and unsigned, until the "
-                "fee fits")
+        return self.account.fee_note()
 
     def cancel_fee_wait(self, contract: str, action: str) -> bool:
         return self.sender.queue.cancel(contract, action)
 
-    # -- assets ---------------------------------------------------------------------------------
+    # -- assets ---------------------------------------------------------------------------
 
     def asset(self, symbol: object) -> TokenAsset:
         """The one token an offer's asset names on this chain (SettlementError otherwise)."""
-        return asset_of(symbol, self.config.assets, self.config.chain_id)
+        return self.reads.asset(symbol)
 
     def asset_decimals(self, asset: str) -> int | None:
         try:
@@ -285,508 +161,86 @@ class EvmHtlcRail(RailFeatures):
         return None
 
     async def check_asset(self, asset: TokenAsset) -> None:
-        """A configured token has code here and the configured decimals (checked once)."""
-        if asset.native or asset.symbol in self._tokens_checked:
-            return
-        await check_token(self.node, asset)
-        self._tokens_checked.add(asset.symbol)
+        await self.reads.check_asset(asset)
 
     def _expect(self, terms: LockTerms, payee_key: str | None) -> Expectation:
-        return expect(terms, payee_key, self.config.assets, self.config.chain_id)
+        return self.reads.expect(terms, payee_key)
 
-    # -- the chain, checked ------------------------------------------------------------------
+    # -- the chain, read ------------------------------------------------------------------
 
     async def check_chain(self) -> None:
-        """The node serves the configured chain and the escrow there is the shipped one."""
-        if not self._chain_checked:
-            served = await self.node.chain_id()
-            if served != self.config.chain_id:
-                raise _refuse(f"node serves chain {served}, this profile expects chain "
-                              f"{self.config.chain_id}", "wrong-chain")
-            self._chain_checked = True
-        if not self._escrow_checked:
-            code = await self.node.code(self.config.escrow)
-            if code != artifact().runtime:
-                raise _refuse(f"no HtlcEscrow at {self.config.escrow} on chain "
-                              f"{self.config.chain_id} (its code is not the shipped escrow's)",
-                              "not-the-escrow")
-            self._escrow_checked = True
-
-    def _own_ref(self, ref: str) -> EvmRef:
-        parsed = parse_ref(ref)
-        if parsed is None:
-            raise _refuse("ref is not eip155:<chain id>:<escrow>:<lock id>", "malformed-ref")
-        if parsed.chain_id != self.config.chain_id:
-            raise _refuse(f"ref names chain {parsed.chain_id}, this wallet settles on chain "
-                          f"{self.config.chain_id}", "wrong-chain")
-        if parsed.escrow != self.config.escrow:
-            raise _refuse(f"ref names escrow {parsed.escrow}, this wallet expects "
-                          f"{self.config.escrow}", "other-escrow")
-        return parsed
+        await self.reads.check_chain()
 
     async def read_lock(self, lock: bytes, block: str = "latest") -> OnChainLock:
-        raw = await self.node.eth_call(self.config.escrow, "0x" + locks_data(lock).hex(), block)
-        try:
-            return decode_lock(raw)
-        except ValueError as exc:
-            raise _refuse(f"escrow answered an unreadable lock ({exc})", "bad-node") from None
+        return await self.reads.read_lock(lock, block)
 
     async def chain_time(self) -> tuple[int, int]:
-        """(latest block number, its timestamp)."""
-        head = await self.node.block("latest")
-        return hex_int(head.get("number"), "block number"), hex_int(head.get("timestamp"),
-                                                                    "block time")
+        return await self.reads.chain_time()
 
     async def next_block_time(self) -> int:
-        """The earliest timestamp the next block can carry: the pending block's, and never
-        less than one second past the latest block's (a node without a pending block)."""
-        _number, latest = await self.chain_time()
-        try:
-            pending = hex_int((await self.node.block("pending")).get("timestamp"),
-                              "pending block time")
-        except SettlementError:
-            pending = 0
-        return max(latest + 1, pending)
-
-    def _clock_s(self) -> int:
-        return int(self._clock()) // 1000
-
-    async def balance(self, address: str | None = None) -> int:
-        return await self.node.balance(address or self.address)
-
-    async def refresh_account(self) -> None:
-        """Read this account's balances now (ether and each token) for `account_text`, and the
-        network's fee for `fee_note`; a configured token that is not what `evm.json` says (no
-        code, other decimals) is refused here, so the operator hears of it before any deal
-        needs it."""
-        self._last_balance = await self.balance()
-        self._last_fee = await self.sender.read_fees()
-        problem: SettlementError | None = None
-        for symbol, token in self.config.assets.items():
-            try:
-                await self.check_asset(token)
-                state = await read_token(self.node, token, self.address, self.config.escrow)
-            except SettlementError as exc:
-                self._last_tokens.pop(symbol, None)
-                problem = problem or exc
-            else:
-                self._last_tokens[symbol] = state.balance
-        if problem is not None:
-            raise problem
-
-    def account_text(self) -> str:
-        """The account and its last-read balances, for the faces (no I/O)."""
-        if self._last_balance is None:
-            held = "balance not read yet"
-        else:
-            held = format_units(self._last_balance, ETHER)
-            for symbol, amount in sorted(self._last_tokens.items()):
-                held += f"; {format_units(amount, self.config.assets[symbol])}"
-        return f"account {self.address} on chain {self.config.chain_id}: {held}"
-
-    async def holdings(self) -> dict[str, int]:
-        """Every configured asset's balance of this account now, in minimal units."""
-        held = {ETHER.symbol: await self.balance()}
-        for symbol, token in self.config.assets.items():
-            held[symbol] = (await read_token(self.node, token, self.address,
-                                             self.config.escrow)).balance
-        return held
-
-    # -- what the chain holds ----------------------------------------------------------------
+        return await self.reads.next_block_time()
 
     async def inspect_lock(self, terms: LockTerms, ref: str, *,
                            payee_key: str | None = None) -> LockReport:
-        """Every rule a payee checks before revealing, the first broken one named."""
-        def broken(rule: str, detail: str, facts=(), held=None, confs=0) -> LockReport:
-            return LockReport(False, rule, detail, tuple(facts), confs, held)
-
-        try:
-            want = self._expect(terms, payee_key)
-            parsed = self._own_ref(ref)
-            await self.check_chain()
-            await self.check_asset(want.asset)
-        except SettlementError as exc:
-            return broken(exc.code, str(exc))
-        held = await self.read_lock(parsed.lock_bytes)
-        head, _now = await self.chain_time()
-        facts = [("chain id", str(self.config.chain_id)), ("block", str(head)),
-                 ("escrow", self.config.escrow)]
-        if held.status is None:
-            return broken("no-lock", "the escrow holds no lock under this ref (never made, or "
-                          "removed by a reorg)", facts)
-        confs = max(0, head - held.deposited_block + 1)
-        if not want.asset.native:
-            facts.append(("token", f"{want.asset.symbol} at {held.token}"))
-        facts += [("confirmations", f"{confs} of {self.config.confirmations}"),
-                  ("amount locked", format_units(held.amount, want.asset)),
-                  ("recipient", held.recipient), ("timelock", str(held.timelock)),
-                  ("status on chain", held.status)]
-        rebuilt = lock_id(held.contract, want.kind, held.statement, held.recipient,
-                          held.timelock, held.depositor, held.token)
-        checks = [
-            (rebuilt.hex() == parsed.lock_id[2:], "lock-id",
-             "the lock id does not match the lock's own terms"),
-            (held.contract == want.contract, "wrong-contract",
-             "the lock is for another contract"),
-            (held.token == to_checksum_address(want.token), "wrong-token",
-             f"the lock holds token {held.token}, the contract's {want.asset.symbol} is "
-             f"{want.token} here"),
-            (held.kind == terms.lock, "wrong-kind", f"the lock is a {held.kind} lock"),
-            (held.statement == want.statement, "wrong-statement",
-             "the lock's statement differs"),
-            (held.recipient == want.recipient, "wrong-recipient",
-             f"the lock pays {held.recipient}, the payee's paymentKey is {want.recipient}"),
-            (held.amount == want.amount, "wrong-amount",
-             f"the lock holds {format_units(held.amount, want.asset)}, the contract says "
-             f"{format_units(want.amount, want.asset)}"),
-            (held.timelock == want.timelock, "wrong-timelock",
-             f"the lock's timelock is {held.timelock}, the contract's is {want.timelock}"),
-            (held.status == "locked", "not-locked", f"the lock is {held.status}"),
-            (confs >= self.config.confirmations, "unconfirmed",
-             f"{confs} of {self.config.confirmations} confirmations"),
-        ]
-        for ok, rule, detail in checks:
-            if not ok:
-                return broken(rule, detail, facts, held, confs)
-        return LockReport(True, "ok", "lock verified on chain with matching terms",
-                          tuple(facts), confs, held)
+        return await self.reads.inspect_lock(terms, ref, payee_key=payee_key)
 
     async def verify_lock(self, terms: LockTerms, ref: str, *,
                           payee_key: str | None = None) -> bool:
         return (await self.inspect_lock(terms, ref, payee_key=payee_key)).ok
 
     async def lock_status(self, ref: str) -> str | None:
-        parsed = self._own_ref(ref)
-        return (await self.read_lock(parsed.lock_bytes)).status
+        return await self.reads.lock_status(ref)
 
     async def claimed_with(self, ref: str) -> str | None:
-        """The secret of the completed claim, from the escrow's Claimed event."""
-        parsed = self._own_ref(ref)
-        held = await self.read_lock(parsed.lock_bytes)
-        if held.status != "claimed":
-            return None
-        secret = await self.claimed_event_secret(parsed, held.deposited_block)
-        return secret
+        return await self.reads.claimed_with(ref)
 
     async def claimed_event_secret(self, parsed: EvmRef, from_block: int) -> str | None:
-        logs = await self.node.call("eth_getLogs", {
-            "address": self.config.escrow, "fromBlock": hex(from_block), "toBlock": "latest",
-            "topics": [CLAIMED_TOPIC, parsed.lock_id]})
-        if not isinstance(logs, list):
-            raise _refuse("node answered logs that are not a list", "bad-node")
-        for log in logs:
-            data = log.get("data") if isinstance(log, dict) else None
-            if (isinstance(data, str) and len(data) == 66
-                    and str(log.get("address", "")).lower() == self.config.escrow.lower()
-                    and not log.get("removed")):
-                return "0x" + data[2:].lower()
-        return None
+        return await self.reads.claimed_event_secret(parsed, from_block)
 
-    # -- the payer's lock ----------------------------------------------------------------------
+    # -- the account ----------------------------------------------------------------------
+
+    async def balance(self, address: str | None = None) -> int:
+        return await self.account.balance(address)
+
+    async def refresh_account(self) -> None:
+        await self.account.refresh()
+
+    def account_text(self) -> str:
+        return self.account.text()
+
+    async def holdings(self) -> dict[str, int]:
+        return await self.account.holdings()
+
+    # -- the payer's lock, the payee's claim, the payer's refund --------------------------
 
     def lock_id_for(self, want: Expectation) -> bytes:
-        return lock_id(want.contract, want.kind, want.statement, want.recipient, want.timelock,
-                       self.address, want.token)
-
-    async def _lock_time(self, want: Expectation, terms: LockTerms) -> int:
-        """The chain's time for a lock now (the next block's, or this computer's clock if that
-        is later), refused when the payee would have no safe claim window left."""
-        now_s = max(await self.next_block_time(), self._clock_s())
-        if now_s >= want.timelock - TIMELOCK_MARGIN_S:
-            raise _refuse("the chain's clock is already within the margin of the timelock: "
-                          "the payee would have no safe claim window", "refund-window-open")
-        if now_s * 1000 >= int(terms.claim_by_ms):
-            raise _refuse("the chain's clock is past claimByMs", "refund-window-open")
-        return now_s
+        return self.locker.lock_id_for(want)
 
     async def lock_quote(self, terms: LockTerms, *,
                          payee_key: str | None = None) -> LockQuote:
-        """What this lock would take from the account, for the lock gate (nothing sent)."""
-        try:
-            want = self._expect(terms, payee_key)
-            await self.check_chain()
-            await self.check_asset(want.asset)
-            now_s = max(await self.next_block_time(), self._clock_s())
-            balance = await self.balance()
-        except SettlementError as exc:
-            return LockQuote(facts=(), problems=(problem_text(exc),),
-                             read_ms=int(self._clock()))
-        self._last_balance = balance
-        held = await self.read_lock(self.lock_id_for(want))
-        if held.status == "locked":  # sent before a restart: the lock costs nothing more
-            return LockQuote(facts=(("account", self.address), ("balance",
-                                    format_units(balance, ETHER)),
-                                    ("on chain", "already locked under these terms (sent "
-                                     "before a restart): nothing more is sent")),
-                             read_ms=int(self._clock()))
-        if held.status is not None:
-            return LockQuote(facts=(), problems=(
-                f"this lock is already {held.status} on chain (rule: already-settled)",),
-                read_ms=int(self._clock()))
-        facts, problems = await self.funding.quote(want, now_s, balance)
-        return LockQuote(facts=tuple(facts), problems=tuple(problems),
-                         read_ms=int(self._clock()))
+        return await self.locker.quote(terms, payee_key=payee_key)
 
     async def lock(self, terms: LockTerms, *, payee_key: str | None = None) -> str:
         want = self._expect(terms, payee_key)
         await self.check_chain()
         await self.check_asset(want.asset)
         lock_hex = "0x" + self.lock_id_for(want).hex()
-        result: str = await self._operation("lock", lock_hex,
-                                            lambda: self._lock(terms, want))
+        result: str = await self._ops.run("lock", lock_hex,
+                                          lambda: self.locker.lock(terms, want))
         return result
 
-    async def _lock(self, terms: LockTerms, want: Expectation) -> str:
-        lock = self.lock_id_for(want)
-        ref = format_ref(self.config.chain_id, self.config.escrow, lock)
-        lock_hex = "0x" + lock.hex()
-        held = await self.read_lock(lock)
-        if held.status == "locked":
-            await self._close_journal("deposit", lock_hex)
-            return ref  # locked before a crash: the chain says so, nothing is sent again
-        if held.status is not None:
-            raise _refuse(f"this lock is already {held.status}", "already-settled")
-        journaled = self.txlog.find(self.config.chain_id, "deposit", lock_hex)
-        if journaled is not None and journaled.state not in _SETTLED_STATES:
-            receipt = await self.sender.resume(journaled, None)
-            if receipt is not None:
-                return await self._confirmed_lock(receipt, lock, ref, want)
-        if want.asset.native:
-            return await self._deposit(want, terms, lock, ref)
-        # Waiting for the fee comes first, in the account's queue where it is journaled and
-        # said: a lock must not wait for the fee unseen behind another holding the token.
-        await self.sender.queue.until_fits("deposit", lock_hex, self._lock_wait(terms, want))
-        serial = self._token_serial.setdefault(want.token, asyncio.Lock())
-        async with serial:  # one allowance (or permit nonce) per token at a time
-            return await self._deposit(want, terms, lock, ref)
-
-    @staticmethod
-    def _lock_wait(terms: LockTerms, want: Expectation) -> WaitPlan:
-        """A lock waits for the fee until claimByMs, and no later."""
-        return WaitPlan(contract=terms.contract, action="lock",
-                        until_s=min(int(terms.claim_by_ms) // 1000,
-                                    want.timelock - TIMELOCK_MARGIN_S),
-                        until_what="claimByMs",
-                        after="the lock is dropped unsent: the payee would have no safe window "
-                              "left to claim it")
-
-    async def _deposit(self, want: Expectation, terms: LockTerms, lock: bytes,
-                       ref: str) -> str:
-        lock_hex = "0x" + lock.hex()
-        now_s = await self._lock_time(want, terms)
-        if want.asset.native:
-            await self.sender.check_value(kind="deposit", lock_id=lock_hex, value=want.amount)
-        plan = await self.funding.plan(want, now_s)
-        wait = self._lock_wait(terms, want)
-        if plan.approve is not None:
-            sent = await self._approve(want, lock_hex, plan.approve, wait)
-            plan = await self.funding.plan(want, await self._lock_time(want, terms))
-            if plan.approve is not None and not sent:
-                # The journaled approve (sent before a crash) was taken up, but its allowance
-                # is gone (spent by another lock in the token, overwritten from another wallet
-                # on the account): one fresh approve of exactly the amount.
-                await self._approve(want, lock_hex, plan.approve, wait, fresh=True)
-                plan = await self.funding.plan(want, await self._lock_time(want, terms))
-            if plan.approve is not None:
-                left = plan.token.allowance if plan.token else 0
-                raise _refuse(f"the token's allowance is still below the amount after the "
-                              f"approve ({format_units(left, want.asset)})",
-                              "allowance-too-small")
-        try:
-            receipt = await self.sender.send(kind="deposit", lock_id=lock_hex,
-                                             to=self.config.escrow, data=plan.data,
-                                             value=plan.value, keep_raw=True, wait=wait,
-                                             gas=plan.gas)
-        except SettlementError as exc:
-            raise explain_revert(exc, "the deposit") from None
-        return await self._confirmed_lock(receipt, lock, ref, want)
-
-    async def _approve(self, want: Expectation, lock_hex: str, data: bytes,
-                       wait: WaitPlan, *, fresh: bool = False) -> bool:
-        """The lock's approve: the journaled one taken up (unless `fresh`), else a new one
-        sent; True when a new one was sent."""
-        token = want.asset.address or ""
-        journaled = self.txlog.find(self.config.chain_id, "approve", lock_hex)
-        receipt = None
-        if not fresh and journaled is not None and journaled.state not in _SETTLED_STATES:
-            receipt = await self.sender.resume(journaled, None)
-        sent = receipt is None
-        if receipt is None:
-            receipt = await self.sender.send(kind="approve", lock_id=lock_hex, to=token,
-                                             data=data, value=0, keep_raw=True, wait=wait)
-        if not receipt.ok:
-            raise _refuse(f"the approve transaction {receipt.tx_hash} reverted", "reverted")
-        return sent
-
-    async def _confirmed_lock(self, receipt: Receipt, lock: bytes, ref: str,
-                              want: Expectation) -> str:
-        if not receipt.ok:
-            raise _refuse(f"the deposit transaction {receipt.tx_hash} reverted", "reverted")
-        held = await self.read_lock(lock)
-        if held.status != "locked" or held.amount != want.amount or \
-                held.recipient != want.recipient or held.timelock != want.timelock or \
-                held.token != to_checksum_address(want.token):
-            raise _refuse("the node reported the deposit mined but the escrow holds no such "
-                          "lock: the receipt is not believed", "receipt-mismatch")
-        return ref
-
-    # -- the payee's claim, the payer's refund ------------------------------------------------
-
     async def claim(self, ref: str, secret: str) -> None:
-        parsed = self._own_ref(ref)
+        parsed = self.reads.own_ref(ref)
         await self.check_chain()
-        await self._operation("claim", parsed.lock_id, lambda: self._claim(parsed, secret))
-
-    async def _claim(self, parsed: EvmRef, secret: str) -> None:
-        held = await self.read_lock(parsed.lock_bytes)
-        raw_secret = _secret_bytes(secret)
-        if held.status == "claimed":
-            if held.secret == raw_secret:
-                await self._close_journal("claim", parsed.lock_id)
-                return  # our own claim, mined before a crash: never a second one
-            raise _refuse("the lock is already claimed", "not-locked")
-        if held.status != "locked":
-            raise _refuse(f"claim on a {held.status or 'missing'} lock", "not-locked")
-        if held.kind is None or not verify_secret(held.kind, "0x" + held.statement.hex(),
-                                                  secret):
-            raise _refuse("secret does not open the statement", "bad-secret")
-        data = claim_data(parsed.lock_bytes, raw_secret)
-        journaled = self.txlog.find(self.config.chain_id, "claim", parsed.lock_id)
-        if journaled is not None and journaled.state not in _SETTLED_STATES:
-            receipt = await self.sender.resume(journaled, data)
-            if receipt is not None:
-                return await self._settled(receipt, parsed, "claimed")
-        now_s = max(await self.next_block_time(), self._clock_s())
-        if now_s >= held.timelock:
-            raise _refuse("claim at or after the escrow's timelock", "claim-too-late")
-        wait = WaitPlan(contract="0x" + held.contract.hex(), action="claim",
-                        until_s=held.timelock - TIMELOCK_MARGIN_S,
-                        until_what=f"the escrow's timelock less {TIMELOCK_MARGIN_S} s",
-                        after="the claim is dropped unsent: mined later it would revert, and "
-                              "publish the secret for nothing")
-        receipt = await self.sender.send(kind="claim", lock_id=parsed.lock_id,
-                                         to=self.config.escrow, data=data, value=0,
-                                         keep_raw=False, wait=wait)
-        await self._settled(receipt, parsed, "claimed")
+        await self._ops.run("claim", parsed.lock_id,
+                            lambda: self.settler.claim(parsed, secret))
 
     async def refund(self, ref: str) -> None:
-        parsed = self._own_ref(ref)
+        parsed = self.reads.own_ref(ref)
         await self.check_chain()
-        await self._operation("refund", parsed.lock_id, lambda: self._refund(parsed))
-
-    async def _refund(self, parsed: EvmRef) -> None:
-        held = await self.read_lock(parsed.lock_bytes)
-        if held.status == "refunded":
-            await self._close_journal("refund", parsed.lock_id)
-            return
-        if held.status != "locked":
-            raise _refuse(f"refund on a {held.status or 'missing'} lock", "not-locked")
-        data = refund_data(parsed.lock_bytes)
-        journaled = self.txlog.find(self.config.chain_id, "refund", parsed.lock_id)
-        if journaled is not None and journaled.state not in _SETTLED_STATES:
-            receipt = await self.sender.resume(journaled, data)
-            if receipt is not None:
-                return await self._settled(receipt, parsed, "refunded")
-        now_s = await self.next_block_time()
-        if now_s < held.timelock:
-            raise _refuse(f"refund before the escrow's timelock ({held.timelock - now_s} s "
-                          "to go on chain)", "refund-too-early")
-        wait = WaitPlan(contract="0x" + held.contract.hex(), action="refund")
-        receipt = await self.sender.send(kind="refund", lock_id=parsed.lock_id,
-                                         to=self.config.escrow, data=data, value=0,
-                                         keep_raw=True, wait=wait)
-        await self._settled(receipt, parsed, "refunded")
-
-    async def _close_journal(self, kind: str, lock_hex: str) -> None:
-        """The chain already shows the outcome: mark a journaled transaction with its receipt."""
-        row = self.txlog.find(self.config.chain_id, kind, lock_hex)
-        if row is None:
-            return
-        for member in self.txlog.same_nonce(row):
-            if member.state in ("signed", "sent"):
-                receipt = await self.sender.receipt(member.tx_hash)
-                if receipt is not None:
-                    self.txlog.mark(member, "mined" if receipt.ok else "failed", receipt.block)
+        await self._ops.run("refund", parsed.lock_id, lambda: self.settler.refund(parsed))
 
     async def reconcile(self) -> list[str]:
-        """After a restart: every journaled transaction not known to be mined, looked up.
-
-        A found receipt is journaled (and a replacement's other hash marked replaced); a
-        transaction whose nonce the chain gave to another is marked dropped; one the chain
-        does not know yet stays journaled and is sent again (the same bytes) by the next lock,
-        claim or refund of its lock, never replaced by a new one. Returns one line per
-        transaction for the operator.
-        """
-        notes = []
-        mined_nonce = await self.node.nonce(self.address, "latest")
-        unfinished = self.txlog.unfinished(self.config.chain_id)
-        log.info("evm reconcile: %d journaled transaction(s) not known to be mined on chain %d",
-                 len(unfinished), self.config.chain_id)
-        for row in unfinished:
-            found = None
-            for member in self.txlog.same_nonce(row):
-                receipt = await self.sender.receipt(member.tx_hash)
-                if receipt is not None:
-                    found = (member, receipt)
-                    break
-            if found is not None:
-                member, receipt = found
-                for other in self.txlog.same_nonce(row):
-                    if other.id != member.id and other.state in ("signed", "sent"):
-                        self.txlog.mark(other, "replaced")
-                if member.state in ("signed", "sent"):
-                    log.info("evm reconcile: %s %s (journaled %s) found in block %d (%s)",
-                             member.kind, member.tx_hash, member.state, receipt.block,
-                             "ok" if receipt.ok else "reverted")
-                    self.txlog.mark(member, "mined" if receipt.ok else "failed", receipt.block)
-                    notes.append(f"evm-htlc: {member.kind} {member.tx_hash[:12]}… found in block "
-                                 f"{receipt.block} ({'ok' if receipt.ok else 'reverted'})")
-                continue
-            if row.sender == self.address and mined_nonce > row.nonce:
-                log.info("evm reconcile: %s %s (journaled %s) never mined and its nonce %d is "
-                         "taken: dropped", row.kind, row.tx_hash, row.state, row.nonce)
-                self.txlog.mark(row, "dropped")
-                notes.append(f"evm-htlc: {row.kind} {row.tx_hash[:12]}… never mined and its "
-                             f"nonce {row.nonce} is taken: it is sent anew when its deal acts")
-                continue
-            log.info("evm reconcile: %s %s (journaled %s) is not on chain yet: sent again, "
-                     "unchanged, when its deal next acts", row.kind, row.tx_hash, row.state)
-            notes.append(f"evm-htlc: {row.kind} {row.tx_hash[:12]}… is not on chain yet; "
-                         "it is sent again, unchanged, when its deal next acts")
-        return notes + await self._reconcile_waits()
-
-    async def _reconcile_waits(self) -> list[str]:
-        """Transactions journaled as waiting for the fee: those whose deadline passed while
-        the wallet was closed are dropped, unsent; the others wait on (resumed when their deal
-        acts)."""
-        notes = []
-        for row in self.sender.queue.expire_due(await self.next_block_time()):
-            log.info("evm reconcile: %s for lock %s waited for the fee past its deadline: "
-                     "dropped unsent", row.kind, row.lock_id)
-            notes.append(f"evm-htlc: the {row.action} of contract {row.contract[:12]}… waited "
-                         "for the fee past its deadline: dropped, never sent")
-        for wait in self.fee_waits():
-            notes.append(f"evm-htlc: the {wait.action} of contract {wait.contract[:12]}… "
-                         f"still waits for the fee (journaled): {wait.reason}")
-        return notes
-
-    async def _settled(self, receipt: Receipt, parsed: EvmRef, status: str) -> None:
-        if not receipt.ok:
-            raise _refuse(f"the transaction {receipt.tx_hash} reverted", "reverted")
-        held = await self.read_lock(parsed.lock_bytes)
-        if held.status != status:
-            raise _refuse(f"the node reported the transaction mined but the escrow says "
-                          f"{held.status}: the receipt is not believed", "receipt-mismatch")
-
-
-def _secret_bytes(secret: object) -> bytes:
-    if not isinstance(secret, str):
-        raise _refuse("secret must be 0x-hex", "bad-secret")
-    try:
-        raw = bytes.fromhex(secret.removeprefix("0x"))
-    except ValueError:
-        raise _refuse("secret must be 0x-hex", "bad-secret") from None
-    if len(raw) != 32:
-        raise _refuse("secret must be 32 bytes", "bad-secret")
-    return raw
-
+        """After a restart: every journaled transaction not known to be mined, looked up
+        (see `TxJournal.reconcile`); one line per transaction for the operator."""
+        return await self.journal.reconcile()
