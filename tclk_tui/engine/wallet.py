@@ -170,6 +170,15 @@ class Wallet:
     # journal replayed and the venue's first read) is `engine.wallet_open.open_wallet`.
     open = classmethod(open_wallet)
 
+    def owns(self, *, lock: ProfileLock | None = None,
+             rails: list[SettlementRail] | None = None) -> None:
+        """Hand this wallet what its `close` gives back: the rails the opening started (closed
+        with it) and the profile's lock (released last, after the journal)."""
+        if rails is not None:
+            self._owned_rails = list(rails)
+        if lock is not None:
+            self._lock = lock
+
     async def close(self) -> None:
         if self.background.closed:
             return

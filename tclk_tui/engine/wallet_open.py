@@ -95,7 +95,7 @@ async def open_wallet(cls: type[Wallet], profile: str, *, venue_url: str, data_d
     except BaseException:
         lock.release()
         raise
-    wallet._lock = lock
+    wallet.owns(lock=lock)
     if follow and background and not offline:
         wallet.background.spawn(read_then_follow(wallet))
     elif follow:
@@ -157,7 +157,7 @@ async def _open_locked(cls: type[Wallet], profile: str, profile_dir: Path, *, ve
                  identity=identity, client=client, clock_ms=clock_ms,
                  rails={k: v for k, v in all_rails.items() if k not in refused},
                  refused_rails=refused)
-    wallet._owned_rails = owned
+    wallet.owns(rails=owned)
     wallet.fee_waits.one_shot = one_shot
     wallet.first_run = not had_seed
     wallet.alerts.policy = load_policy(profile_dir)
