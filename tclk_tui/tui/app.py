@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
+from textual.command import CommandPalette
 from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.theme import Theme
@@ -42,6 +43,7 @@ from tclk_tui.tui.approvals_pane import ApprovalsPane
 from tclk_tui.tui.arbitration_pane import SECTIONS, ArbitrationPane
 from tclk_tui.tui.board_filter import SORT_COLUMNS, sort_by
 from tclk_tui.tui.board_pane import BoardPane
+from tclk_tui.tui.calm_palette import CalmPalette
 from tclk_tui.tui.commands import PaletteCommand, TclkCommands, engine_command
 from tclk_tui.tui.deal_room import ACTION_LABELS, GATED_ACTIONS, DealRoomPane
 from tclk_tui.tui.deny_screen import DenyScreen
@@ -821,6 +823,10 @@ class TclkApp(App[None]):
         if status.detail:
             text += f": {clean(status.detail, max_len=400)}"
         self.say(f"venue {clean(self.wallet.venue_url, max_len=80)}: {text}")
+
+    def action_command_palette(self) -> None:
+        if self.use_command_palette and not isinstance(self.screen, CommandPalette):
+            self.push_screen(CalmPalette(id="--command-palette"))
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):

@@ -10,11 +10,11 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
 from tclk_tui.engine.views import RecordView
 from tclk_tui.engine.words import plain_words
+from tclk_tui.tui.dialog import Dialog
 from tclk_tui.tui.formatting import utc_stamp
 from tclk_tui.tui.safe import join, literal
 
@@ -38,7 +38,7 @@ def record_text(record: RecordView) -> Text:
     return Text("\n", end="").join(lines)
 
 
-class RecordScreen(ModalScreen[None]):
+class RecordScreen(Dialog[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q,enter", "close", "Close"),
     ]
