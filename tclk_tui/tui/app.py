@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from textual import on, work
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.command import CommandPalette
 from textual.css.query import NoMatches
@@ -52,6 +52,7 @@ from tclk_tui.tui.formatting import LEVEL_LABEL, countdown, short_hex, venue_tex
 from tclk_tui.tui.gate_screen import GateScreen
 from tclk_tui.tui.header_bar import HeaderBar
 from tclk_tui.tui.help_screen import HelpScreen, HelpSection
+from tclk_tui.tui.key_desk import KeyDesk
 from tclk_tui.tui.key_scopes import (
     APP_BINDINGS,
     binding_scopes,
@@ -97,7 +98,7 @@ def _closing_quietly() -> Iterator[None]:
         return
 
 
-class TclkApp(App[None]):
+class TclkApp(KeyDesk):
     TITLE = "tclk-tui"
     CSS_PATH = "app.tcss"
     COMMANDS: ClassVar[set[Any]] = {TclkCommands}
@@ -217,6 +218,7 @@ class TclkApp(App[None]):
         still waits for an answer. Textual gives focus back where it was when it closes."""
         if self.screen is not self.default_screen:
             self.say("close the dialog first", "warning")
+            self.release_keys()  # a key that asked for this dialog held the keys after it
             return False
         self.push_screen(screen, callback)
         return True

@@ -23,8 +23,10 @@ from tclk_tui.engine.views import DealView, FieldProblem, OfferDraft
 from tclk_tui.engine.words import field_word, plain_words, rehearsal_rails
 from tclk_tui.tui.calm_button import CalmButton
 from tclk_tui.tui.calm_input import CalmInput
+from tclk_tui.tui.deliberate import DeliberateKeys
 from tclk_tui.tui.dialog import Dialog
 from tclk_tui.tui.errors import describe_error
+from tclk_tui.tui.key_desk import release_keys
 from tclk_tui.tui.safe import literal
 
 Validate = Callable[[OfferDraft], list[FieldProblem]]
@@ -47,7 +49,13 @@ SELECT_FIELDS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
 DRAFT_FIELDS = frozenset(f.name for f in fields(OfferDraft))
 
 
-class OfferFormScreen(Dialog[DealView | None]):
+class OfferFormScreen(DeliberateKeys, Dialog[DealView | None]):
+    """Takes what is typed ahead of it (`n1000` Tab `FLOP` ...) into its fields; only Ctrl+S,
+    which posts, waits for the form to have been read."""
+
+    CONFIRM_KEYS = frozenset({"ctrl+s"})
+    TAKES_TYPING_AHEAD = True
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Back out", id="offer_form.cancel"),
         Binding("ctrl+s", "post", "Post offer", id="offer_form.post"),
@@ -103,7 +111,9 @@ class OfferFormScreen(Dialog[DealView | None]):
 
     def on_mount(self) -> None:
         self._revalidate()
-        self.query_one("#field-amount", Input).focus()
+        # Focus at once (not after the next refresh), then take the keys typed ahead.
+        self.set_focus(self.query_one("#field-amount", Input))
+        release_keys(self.app)
 
     def draft(self) -> OfferDraft:
         values: dict[str, Any] = {}
