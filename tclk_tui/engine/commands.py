@@ -508,7 +508,14 @@ async def _cases(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
 
 async def _mint(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
     await wallet.referee.refresh()
-    return _case(await wallet.referee.mint(_case_id(wallet, p["offer"])))
+    request = wallet.referee.request_mint(_case_id(wallet, p["offer"]))
+    if not p["yes"]:
+        return _not_performed(MINT, request)
+    try:
+        view = await wallet.referee.confirm_mint(request)
+    except GateRefused as exc:
+        raise _gate_refusal(MINT, request, exc) from None
+    return {**_case(view), "performed": True}
 
 
 async def _release(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
@@ -527,17 +534,33 @@ async def _release(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
 
 async def _withhold(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
     await wallet.referee.refresh()
-    return _case(wallet.referee.withhold(_case_id(wallet, p["offer"])))
+    request = wallet.referee.request_withhold(_case_id(wallet, p["offer"]))
+    if not p["confirm"]:
+        return _not_performed(WITHHOLD, request)
+    _check_code(WITHHOLD, request, p["confirm"])
+    try:
+        view = wallet.referee.confirm_withhold(request, p["confirm"])
+    except GateRefused as exc:
+        raise _gate_refusal(WITHHOLD, request, exc) from None
+    return {**_case(view), "performed": True}
 
 
 async def _vote(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
     await wallet.referee.refresh()
     offer_id = _case_id(wallet, p["offer"])
-    if p["open"]:
-        return (await wallet.referee.open_vote(offer_id)).to_dict()
-    if not p["verdict"]:
+    desk = wallet.referee
+    if not p["open"] and not p["verdict"]:
         raise CommandError("usage", "vote needs a verdict to commit (or open to open it)")
-    return (await wallet.referee.commit(offer_id, p["verdict"])).to_dict()
+    request = (desk.request_open(offer_id) if p["open"]
+               else desk.request_commit(offer_id, p["verdict"]))
+    if not p["yes"]:
+        return _not_performed(VOTE, request)
+    try:
+        round_ = (await desk.confirm_open(request) if p["open"]
+                  else await desk.confirm_commit(request, p["verdict"]))
+    except GateRefused as exc:
+        raise _gate_refusal(VOTE, request, exc) from None
+    return {**round_.to_dict(), "performed": True}
 
 
 async def _round(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
@@ -671,24 +694,30 @@ CASES = Command(
     "cases", "list the deals whose offer names this wallet as arbiter or juror", (),
     "{cases: [{offer_id, role, index, panel, what, status, contract, payer, payee, minted, "
     "held, decision, lock_verified, lock_detail, ...}]}", gated=False, run=_cases)
+_CASE_GATED = ("the case with performed: true; unconfirmed, {performed: false, gate: {...}} "
+               "as for lock")
 MINT = Command(
-    "mint", "publish this referee's statement (or juror share point) for a case", (_CASE,),
-    "the case", gated=False, run=_mint)
+    "mint", "publish this referee's statement (or juror share point) for a case",
+    (_CASE, _YES), _CASE_GATED, gated=True, run=_mint, confirm="yes")
 RELEASE = Command(
     "release", "release a case's secret (or this juror's share) sealed to the payee",
     (_CASE, Param("confirm", str, "the first 4 hex of the contract id, typed to confirm",
                   metavar="HEX4")),
     _GATED_RESULT, gated=True, run=_release, confirm="confirm")
 WITHHOLD = Command(
-    "withhold", "decide not to release a case: the payer refunds after the deadline",
-    (_CASE,), "the case", gated=False, run=_withhold)
+    "withhold", "decide, for good, not to release a case: the payer refunds after the deadline",
+    (_CASE, Param("confirm", str, "the first 4 hex of the contract id (of the offer id before "
+                  "the accept), typed to confirm", metavar="HEX4")),
+    _CASE_GATED, gated=True, run=_withhold, confirm="confirm")
 VOTE = Command(
     "vote", "commit a verdict in a case's vote round, or open the committed one",
     (_CASE, Param("verdict", str, "the verdict to commit, e.g. release"),
      Param("open", bool, "open this wallet's commitment (once every juror committed or the "
-           "round's deadline passed)", default=False)),
+           "round's deadline passed)", default=False),
+     _YES),
     "the round {contract, deadline_ms, jurors, counts, problems, all_committed, "
-    "commit_closed}", gated=False, run=_vote)
+    "commit_closed} with performed: true; unconfirmed, {performed: false, gate: {...}}",
+    gated=True, run=_vote, confirm="yes")
 ROUND = Command(
     "round", "a case's commit-reveal round as its deal room's signed records say", (_CASE,),
     "{contract, deadline_ms, jurors: [{did, index, committed, opened, verdict, flags}], "

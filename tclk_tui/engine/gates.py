@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 GateAction = Literal["lock", "reveal", "cancel", "refund", "seed-backup", "secret-reveal",
-                     "arbiter-release"]
+                     "arbiter-release", "arbiter-withhold", "arbiter-mint", "vote-commit",
+                     "vote-open"]
 
 
 class GateRefused(Exception):

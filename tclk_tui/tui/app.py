@@ -40,6 +40,7 @@ from tclk_tui.engine.views import DealView, HeldSecret, OfferRow
 from tclk_tui.engine.words import plain_words
 from tclk_tui.tui.accept_screen import AcceptScreen
 from tclk_tui.tui.approvals_pane import ApprovalsPane
+from tclk_tui.tui.arb_cases import CasesForm
 from tclk_tui.tui.arbitration_pane import SECTIONS, ArbitrationPane
 from tclk_tui.tui.board_filter import SORT_COLUMNS, sort_by
 from tclk_tui.tui.board_pane import BoardPane
@@ -770,9 +771,10 @@ class TclkApp(KeyDesk):
         # Focus is a convenience; a pane without its target widget is harmless. It moves at
         # once (Widget.focus waits for the next message), so the next key of a burst such as
         # "3b" already reaches the pane it switched to.
-        with contextlib.suppress(NoMatches):
-            if pane is not None:
-                self.screen.set_focus(self.query_one(pane.focus))
+        for selector in pane.focus if pane is not None else ():
+            with contextlib.suppress(NoMatches):
+                self.screen.set_focus(self.query_one(selector))
+                return
 
     def _theme_changed(self, theme: Theme) -> None:
         self.say(f"Theme: {clean(theme.name, max_len=40)}")
@@ -802,6 +804,8 @@ class TclkApp(KeyDesk):
             ("Offers board", bindings_of(BoardPane, OfferTable)),
             ("Deal room (only the actions valid now are active)", bindings_of(DealRoomPane)),
             ("Vault", bindings_of(VaultPane)),
+            ("Arbiter: cases (deals naming this wallet as arbiter or juror)",
+             bindings_of(CasesForm)),
             *([(f"Approvals ({self.keys_display(approvals.binding())}): agents' calls waiting "
                 f"for you", bindings_of(ApprovalsPane))] if "approvals" in shown else []),
             # Dialogs' keys are fixed (key_scopes.fixed_ids): a confirm key is guarded, so

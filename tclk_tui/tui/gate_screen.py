@@ -48,6 +48,10 @@ ACTION_TITLES = {
     "seed-backup": "Show the master seed backup",
     "secret-reveal": "Show one secret on screen",
     "arbiter-release": "Release to the payee, sealed",
+    "arbiter-withhold": "Withhold, for good",
+    "arbiter-mint": "Publish the statement (mint)",
+    "vote-commit": "Commit a vote",
+    "vote-open": "Open this wallet's vote",
 }
 MARK_OK = "ok  "
 MARK_BLOCKS = "NO  "

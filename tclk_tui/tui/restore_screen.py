@@ -14,6 +14,7 @@ from textual.widgets import Button, Checkbox, Footer, Input, Static
 
 from tclk_tui.tui.calm_button import CalmButton
 from tclk_tui.tui.calm_input import SecretInput
+from tclk_tui.tui.deliberate import DeliberateKeys
 from tclk_tui.tui.dialog import Dialog
 from tclk_tui.tui.errors import describe_error
 from tclk_tui.tui.safe import literal
@@ -22,7 +23,7 @@ Restore = Callable[[str], Awaitable[object]]
 RESTORE_ACK = "I understand this replaces the master seed this profile uses"
 
 
-class RestoreScreen(Dialog[bool]):
+class RestoreScreen(DeliberateKeys, Dialog[bool]):
     HOLDS_SECRET = True
     ALLOW_SELECT = False
 

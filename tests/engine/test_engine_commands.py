@@ -21,7 +21,7 @@ from tclk_tui.engine.legal import DEAL_ACTIONS
 from tclk_tui.protocol.naming import OFFER_ROOM
 from tests.engine.helpers import draft, payer_offer_accepted
 
-GATED = {"lock", "reveal", "refund", "cancel", "release"}
+GATED = {"lock", "reveal", "refund", "cancel", "release", "withhold", "mint", "vote"}
 
 
 def test_every_command_is_declared_whole():

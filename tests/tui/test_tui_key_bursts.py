@@ -120,7 +120,7 @@ def fuzz_app() -> TclkApp:
         make_deal(PAYER_DEAL, status="accepted", role="payer",
                   actions=frozenset({"lock", "cancel", "heartbeat"})),
         make_deal(DONE_DEAL, status="claimed", actions=frozenset({"receipt"})),
-    ], rejected={"bad signature": 3})
+    ], rejected={"bad signature": 3}, referee=True)
     app = TclkApp(wallet, clock_ms=clock, agents=AgentsDouble(wallet))
 
     async def stay() -> None:
@@ -150,6 +150,19 @@ def _gate(request: GateRequest) -> Open:
     return lambda app: app.open_dialog(GateScreen(request, perform, refresh=lambda: request))
 
 
+def _case_key(app: TclkApp, key: str, row: int) -> None:
+    """The Arbiter pane's Cases list with a case highlighted, then the act's key."""
+    app.action_show_pane("arbitration")
+    app.query_one("#cases-table").move_cursor(row=row)
+    burst(app, [key])
+
+
+def _commit(app: TclkApp) -> None:
+    app.action_show_pane("arbitration")
+    app.query_one("#round-verdict").value = "release"
+    burst(app, ["c"])
+
+
 PLACES: dict[str, Open] = {
     "board": _pane("board"),
     "deals": _pane("deals"),
@@ -171,6 +184,11 @@ PLACES: dict[str, Open] = {
     "seed restore": lambda app: app.action_restore_seed(),
     "help": lambda app: app.action_help(),
     "command palette": lambda app: app.action_command_palette(),
+    "arbiter: mint": lambda app: _case_key(app, "m", 1),
+    "arbiter: release": lambda app: _case_key(app, "r", 0),
+    "arbiter: withhold": lambda app: _case_key(app, "w", 0),
+    "arbiter: commit vote": lambda app: _commit(app),
+    "arbiter: open vote": lambda app: _case_key(app, "o", 1),
     "approve": lambda app: app.post_message(ApprovalsPane.ApproveRequested("ap0")),
     "deny": lambda app: app.post_message(ApprovalsPane.DenyRequested("ap1")),
 }
@@ -210,6 +228,8 @@ GROUPS = {
                      "blocked gate", "heartbeat", "receipt", "whole record"),
     "board dialogs": ("accept", "new offer", "rejected lines"),
     "vault and agents": ("seed backup", "secret reveal", "seed restore", "approve", "deny"),
+    "arbiter": ("arbiter: mint", "arbiter: release", "arbiter: withhold",
+                "arbiter: commit vote", "arbiter: open vote"),
 }
 
 
