@@ -29,6 +29,7 @@ from tclk_tui.engine.gates import (
 )
 from tclk_tui.engine.legal import DEAL_ACTIONS, Legal, Prospect, in_play, judge, prospect
 from tclk_tui.engine.ports import DealContext
+from tclk_tui.engine.side_lines import read_side_line
 from tclk_tui.engine.views import Deadlines, DealView, RecordView, TimelineEntry
 from tclk_tui.protocol.adaptor import PreSignature, pre_sign, verify_pre_signature
 from tclk_tui.protocol.codec import encode_frame, try_decode_frame
@@ -276,12 +277,16 @@ class DealSession:
         records = []
         for record, step in zip(self._records(), self._steps, strict=False):
             frame = try_decode_frame(record.line)
+            # A referee's statement or a juror's vote is no frame, and no junk either.
+            side = None if frame else read_side_line(record.line)
             records.append(RecordView(
                 room=record.room, seq=record.seq, ts_ms=record.timestamp_ms,
                 sender=record.sender, verified=self._verified(record),
-                type=frame.get("type") if frame else None,
-                summary=describe_frame(frame) if frame else record.line[:120],
-                ok=step.ok, reason=step.reason, mine=record.sender == self.ctx.did))
+                type=frame.get("type") if frame else side[0] if side else None,
+                summary=describe_frame(frame) if frame else side[1] if side
+                else record.line[:120],
+                ok=step.ok or side is not None, reason=None if side else step.reason,
+                mine=record.sender == self.ctx.did))
         timeline = []
         for record, step in zip(self._records(), self._steps, strict=False):
             if step.ok and step.type in ("offer", "accept", "lock", "reveal", "refund",

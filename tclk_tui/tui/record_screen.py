@@ -12,6 +12,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Footer, Static
 
+from tclk_tui.engine.side_lines import SIDE_LINE_TYPES
 from tclk_tui.engine.views import RecordView
 from tclk_tui.engine.words import plain_words
 from tclk_tui.tui.dialog import Dialog
@@ -22,6 +23,8 @@ from tclk_tui.tui.safe import join, literal
 def record_text(record: RecordView) -> Text:
     if not record.verified:
         verdict = Text("signature does NOT verify", style="bold")
+    elif record.type in SIDE_LINE_TYPES:
+        verdict = Text("signed; a referee's line beside the protocol, it moves no state")
     elif not record.ok:
         verdict = Text("signed, refused by the deal's rules", style="bold")
     else:

@@ -10,6 +10,7 @@ from tclk_tui.engine.commands import CommandError, execute
 from tclk_tui.engine.gates import GateRefused, WrongCode
 from tclk_tui.protocol.naming import OFFER_ROOM, deal_room
 from tclk_tui.technocore.identity import Identity
+from tclk_tui.tui.transcript_table import record_cells
 from tests.engine.helpers import Pair, arbitrated_deal, draft
 
 
@@ -114,3 +115,14 @@ async def test_a_vote_is_committed_and_opened_only_through_its_gates(pair: Pair)
     view = await j1.confirm_open(opening)
     assert view.jurors[0].opened and view.counts == {"release": 1}
     assert any("already opened" in b for b in j1.request_open(offer_id).blockers)
+
+    # The parties' deal rooms show the votes as what they are, never as junk lines.
+    await pair.sync()
+    records = [r for r in pair.alice.deal(offer_id).view().records if r.room == room]
+    votes = [r for r in records if r.sender in (jurors[0].did, jurors[1].did)]
+    assert [r.type for r in votes] == ["vote commitment", "vote commitment", "vote opening"]
+    assert all(r.ok and r.verified and r.reason is None for r in votes)
+    assert "verdict 'release'" in votes[-1].summary
+    cells = " ".join(cell.plain for cell in record_cells(votes[0]))
+    assert cells.startswith("ok") and "vote commitment" in cells
+    assert "not a tclk/1" not in " ".join(r.reason or "" for r in records)
