@@ -36,6 +36,7 @@ from tclk_tui.engine.events import (
     VenueStatus,
 )
 from tclk_tui.engine.gates import GateRefused, GateRequest
+from tclk_tui.engine.inert import clean_lines
 from tclk_tui.engine.views import DealView, HeldSecret, OfferRow
 from tclk_tui.engine.words import plain_words
 from tclk_tui.tui.accept_screen import AcceptScreen
@@ -113,9 +114,10 @@ class TclkApp(KeyDesk):
                  on_theme_change: Callable[[str], None] | None = None,
                  themes_dir: Path | None = None, agents: Any = None,
                  keymap_file: Path | None = None, user_themes_dir: Path | None = None,
-                 first_run: bool = False) -> None:
+                 first_run: bool = False, welcome: str = "") -> None:
         super().__init__()
         self.first_run = first_run
+        self.welcome = welcome  # said once the app is up (the demo: how to reach it)
         # The operator's keymap file (`keymap.toml` in the config folder), when given: what
         # can be applied safely is, every other entry is reported once the app is up.
         loaded_keys = load_keymap(keymap_file, binding_scopes(), fixed_ids())
@@ -260,6 +262,9 @@ class TclkApp(KeyDesk):
             self.say(f"keymap: {clean(problem, max_len=300)}", "warning")
         if self.first_run:
             self._welcome()
+        if self.welcome:
+            self.notify(clean_lines(self.welcome), title="welcome", markup=False,
+                        timeout=FIRST_RUN_SECONDS)
 
     def _welcome(self) -> None:
         """A new profile: where its secrets are, and a nudge to back up the seed."""
