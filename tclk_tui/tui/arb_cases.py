@@ -28,6 +28,7 @@ from tclk_tui.tui.calm_input import CalmInput
 from tclk_tui.tui.errors import describe_error
 from tclk_tui.tui.formatting import short_did
 from tclk_tui.tui.gate_screen import GateScreen
+from tclk_tui.tui.marks import PROBLEM
 from tclk_tui.tui.safe import literal
 
 COLUMNS = ("offer", "I am", "status", "statement", "holds", "decision", "lock on rail")
@@ -73,14 +74,14 @@ def round_text(view: Any) -> Text:
         out.append_text(literal(state, max_len=80))
         for flag in juror.flags:
             out.append("  [")
-            out.append_text(literal(flag, max_len=60, style="bold"))
+            out.append_text(literal(flag, max_len=60, style=PROBLEM))
             out.append("]")
         out.append("\n")
     counts = ", ".join(f"{v}: {n}" for v, n in view.counts.items())
     out.append("tally: ")
     out.append_text(literal(counts or "no opened votes yet", max_len=200))
     for problem in view.problems:
-        out.append("\nproblem: ", style="bold")
+        out.append("\nproblem: ", style=PROBLEM)
         out.append_text(literal(problem, max_len=200))
     return out
 
@@ -139,7 +140,7 @@ class CasesForm(Vertical):
     def _say(self, exc: BaseException | str) -> None:
         text = exc if isinstance(exc, str) else describe_error(exc)
         self.query_one("#case-detail", Static).update(
-            Text.assemble(Text("refused: ", style="bold"), literal(text, max_len=300)))
+            Text.assemble(Text("refused: ", style=PROBLEM), literal(text, max_len=300)))
 
     # -- the list -----------------------------------------------------------------------------
 

@@ -113,7 +113,7 @@ class GateScreen(DeliberateKeys, Dialog[Any]):
     DEFAULT_CSS = """
     GateScreen { align: center middle; }
     GateScreen > Vertical {
-        width: 90%; max-width: 96; height: auto; max-height: 100%;
+        width: 90%; max-width: 96; height: auto; max-height: 100%; overflow-y: auto;
         border: thick $warning; background: $surface; padding: 0 1;
     }
     GateScreen #gate-title { text-style: bold; height: auto; }
@@ -123,7 +123,11 @@ class GateScreen(DeliberateKeys, Dialog[Any]):
         color: $error; text-style: bold; height: auto;
     }
     GateScreen #gate-code { width: 1fr; }
-    GateScreen #gate-buttons { height: auto; align-horizontal: right; margin-top: 1; }
+    /* Docked, so however many facts and blockers the engine states, the buttons stay on a
+       small terminal's screen and the rest scrolls above them. */
+    GateScreen #gate-buttons {
+        dock: bottom; height: auto; align-horizontal: right; margin-top: 1;
+    }
     GateScreen Button { margin: 0 0 0 2; min-width: 12; }
     """
 

@@ -17,16 +17,17 @@ from tclk_tui.engine.views import RecordView
 from tclk_tui.engine.words import plain_words
 from tclk_tui.tui.dialog import Dialog
 from tclk_tui.tui.formatting import utc_stamp
+from tclk_tui.tui.marks import PROBLEM
 from tclk_tui.tui.safe import join, literal
 
 
 def record_text(record: RecordView) -> Text:
     if not record.verified:
-        verdict = Text("signature does NOT verify", style="bold")
+        verdict = Text("signature does NOT verify", style=PROBLEM)
     elif record.type in SIDE_LINE_TYPES:
         verdict = Text("signed; a referee's line beside the protocol, it moves no state")
     elif not record.ok:
-        verdict = Text("signed, refused by the deal's rules", style="bold")
+        verdict = Text("signed, refused by the deal's rules", style=PROBLEM)
     else:
         verdict = Text("signed and accepted")
     lines = [
