@@ -48,7 +48,7 @@ KEYS = (["enter"] * 6 + ["escape"] * 4 + ["tab"] * 3 + ["y"] * 3
 # Two seeds a place by default; TCLK_KEY_BURST_SEEDS=200 runs a longer search with the same
 # generator (its first seeds are these).
 SEEDS = range(int(os.environ.get("TCLK_KEY_BURST_SEEDS", "2")))
-ROUNDS = 6
+ROUNDS = 4
 
 
 @dataclass
