@@ -33,7 +33,7 @@ from tclk_tui.engine.commands import (
     Command,
     CommandError,
     Param,
-    as_command_error,
+    command_error,
     execute,
 )
 from tclk_tui.engine.errors import os_error_sentence
@@ -182,6 +182,8 @@ async def run_command(name: str, params: dict[str, Any], args: argparse.Namespac
     from tclk_tui.engine.errors import ProfileBusy
 
     try:
+        if command.vault_alone:
+            return await _on_the_vault_alone(args, name, params)
         # This process ends with the call: rails whose locks live in it are refused.
         wallet = await open_wallet(args, offline=not command.needs_venue, one_shot=True)
     except ProfileBusy:
@@ -196,6 +198,27 @@ async def run_command(name: str, params: dict[str, Any], args: argparse.Namespac
         return await execute(wallet, name, params)
     finally:
         await wallet.close()
+
+
+async def _on_the_vault_alone(args: argparse.Namespace, name: str,
+                              params: dict[str, Any]) -> dict[str, Any]:
+    """A master seed command with no owner running: on the profile's vault alone, under the
+    profile's lock (an engine opening meanwhile would make a seed of its own)."""
+    from tclk_tui.engine.errors import ProfileBusy
+    from tclk_tui.engine.paths import make_private_dir
+    from tclk_tui.engine.secrets_gates import VaultAlone
+    from tclk_tui.store.profile_lock import ProfileLock, ProfileLocked
+
+    folder = profile_dir(args)
+    make_private_dir(folder)
+    try:
+        lock = ProfileLock.acquire(folder)
+    except ProfileLocked as exc:
+        raise ProfileBusy(str(exc), exc.pid) from None
+    try:
+        return await execute(VaultAlone(open_profile_vault(args)), name, params)
+    finally:
+        lock.release()
 
 
 def _through_owner(args: argparse.Namespace, name: str,
@@ -248,21 +271,26 @@ def _not_performed(command: Command, gate: dict[str, Any]) -> CommandError:
     flag = _flag(command.param(gate["confirm"]["param"]))
     how = (f"{flag} <{gate['confirm']['prompt']}>" if gate["confirm"]["code_required"] else
            f"{flag} after reading the facts above")
-    return CommandError("confirmation-required", f"{command.name} needs {how}",
+    return CommandError("confirmation-required", f"{command.spelling} needs {how}",
                         {"gate": gate})
+
+
+def answer_of(command: Command, params: dict[str, Any], args: argparse.Namespace) -> Any:
+    """The command's JSON answer. A running owner answers without this process importing
+    asyncio or the engine; otherwise `run_command` runs it here."""
+    answered, answer = (_through_owner(args, command.name, params) if command.needs_wallet
+                        else (False, None))
+    if answered:
+        return answer
+    import asyncio
+
+    return asyncio.run(run_command(command.name, params, args))
 
 
 def cmd_engine(args: argparse.Namespace) -> int:
     command = REGISTRY[args.command]
     params = params_from_args(command, args)
-    # A running owner answers without this process importing asyncio or the engine.
-    answer: Any
-    answered, answer = (_through_owner(args, command.name, params) if command.needs_wallet
-                        else (False, None))
-    if not answered:
-        import asyncio
-
-        answer = asyncio.run(run_command(command.name, params, args))
+    answer = answer_of(command, params, args)
     if command.gated and answer.get("performed") is False:
         raise _not_performed(command, answer["gate"])
     text = cli_text.TEXT.get(command.name)
@@ -287,12 +315,12 @@ def cmd_vault(args: argparse.Namespace) -> int:
                            "while it runs; nothing was restored. Run `tclk-tui vault restore` "
                            "and type the seed, or pipe it on stdin (and clear that history "
                            "line)")
-    vault = open_profile_vault(args)
     if args.vault_command == "backup":
-        if not args.yes:
+        answer = answer_of(REGISTRY["seed-backup"], {"yes": args.yes}, args)
+        if not answer.get("performed"):
             raise CommandError("confirmation-required", "the master seed restores every deal "
                                "secret: re-run with --yes to print it")
-        seed = vault.export_seed()
+        seed = answer["seed"]
         if args.out:
             path = Path(args.out)
             try:
@@ -314,7 +342,12 @@ def cmd_vault(args: argparse.Namespace) -> int:
         return 0
     typed = sys.stdin.isatty()
     text = (getpass.getpass("master seed backup: ") if typed else sys.stdin.readline()).strip()
-    fingerprint = vault.restore_seed(text, replace=args.replace)
+    restore = REGISTRY["seed-restore"]
+    answer = answer_of(restore, {"seed": text, "replace": args.replace}, args)
+    del text
+    if not answer.get("performed"):
+        raise _not_performed(restore, answer["gate"])
+    fingerprint = answer["fingerprint"]
     emit(args, f"master seed restored (fingerprint {fingerprint})",
          {"fingerprint": fingerprint})
     return 0
@@ -344,14 +377,14 @@ def cmd_demo(args: argparse.Namespace) -> int:
         transcript = io.StringIO() if args.json else sys.stdout
         import asyncio
 
-        status = asyncio.run(run_headless(transcript, rail=args.rail))
+        status = asyncio.run(run_headless(transcript, rail=args.rail, asset=args.asset))
         if args.json:
             print_json({"status": status})
         return 0 if status == "claimed" else EXIT_REFUSED
     from tclk_tui.tui.run import run_demo_app
 
     need_terminal("the demo app (or use `demo --headless`)")
-    run_demo_app(rail=args.rail)
+    run_demo_app(rail=args.rail, asset=args.asset)
     return 0
 
 
@@ -589,6 +622,8 @@ def build_parser() -> argparse.ArgumentParser:
         return p
 
     for command in REGISTRY.values():
+        if command.cli is not True:  # hand-written below (the vault's), or not on the CLI
+            continue
         clash = command.param_names & set(GLOBAL_OPTIONS)
         assert not clash, f"{command.name} params clash with global options: {clash}"
         p = add(command.name, cmd_engine, command.summary, _description(command))
@@ -600,6 +635,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rail", choices=("paper", "evm-htlc"), default="paper",
                    help="paper (default, settles nothing) or evm-htlc (test ether on a local "
                         "anvil)")
+    p.add_argument("--asset", choices=("ETH", "USDC"), default="ETH",
+                   help="with --rail evm-htlc: deals in test ether (default) or in USDC, a test "
+                        "token deployed on the local anvil")
     p = add("venue", cmd_venue, "serve a local rehearsal venue")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default loopback)")
     p.add_argument("--port", type=port_number, default=8080,
@@ -647,18 +685,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 # -- running ------------------------------------------------------------------------------------
-
-
-def _refusal(exc: Exception) -> CommandError:
-    """The last line of defence: any failure as one CommandError, never a traceback."""
-    while isinstance(exc, ExceptionGroup) and len(exc.exceptions) == 1:
-        exc = exc.exceptions[0]  # a task group's one failure is the failure
-    mapped = as_command_error(exc)
-    if mapped is not None:
-        return mapped
-    if isinstance(exc, OSError | ValueError):
-        return CommandError("refused", str(exc))
-    return CommandError("internal", f"unexpected {type(exc).__name__}: {exc}")
 
 
 def _fail(error: CommandError, *, as_json: bool) -> int:
@@ -711,7 +737,7 @@ def _main(argv: list[str] | None) -> int:
     except BrokenPipeError:
         raise
     except Exception as exc:
-        return _fail(_refusal(exc), as_json=args.json)
+        return _fail(command_error(exc), as_json=args.json)  # the last line of defence
 
 
 if __name__ == "__main__":

@@ -27,13 +27,27 @@ def fact_lines(gate: Answer) -> list[str]:
     return lines
 
 
+def _money(a: Answer) -> str:
+    """The amount as the engine said it reads (`0.25 ETH`), or as it came."""
+    return a.get("amount_text") or f"{a['amount']} {a['asset']}"
+
+
 def identity(a: Answer) -> str:
-    return f"{a['did']}\nprofile {a['profile']} on {a['venue']}"
+    lines = [a["did"], f"profile {a['profile']} on {a['venue']}"]
+    evm = a.get("evm")
+    if evm:
+        lines.append(f"evm-htlc account {evm['address']} on chain {evm['chain_id']} "
+                     f"(fund this address to lock)")
+        if evm.get("error"):
+            lines.append(f"  balance not read: {evm['error']}")
+        for held in evm.get("balances", []):
+            lines.append(f"  {held['text']}")
+    return "\n".join(lines)
 
 
 def board(a: Answer) -> str:
-    lines = [f"{o['offer'][:18]}  {o['status']:<9} {o['role']:<5} {o['amount']:>12} "
-             f"{o['asset']:<8} {o['lock']:<5} {','.join(o['rails'])}"
+    lines = [f"{o['offer'][:18]}  {o['status']:<9} {o['role']:<5} {_money(o):>20} "
+             f"{o['lock']:<5} {','.join(o['rails'])}"
              for o in a["offers"]]
     hidden = a.get("total", len(a["offers"])) - len(a["offers"])
     if hidden > 0:
@@ -61,12 +75,15 @@ def _performed(action: str) -> Callable[[Answer], str]:
 
 def status(a: Answer) -> str:
     lines = [f"deal {a['deal']}", f"contract {a['contract']}",
-             f"{a['role']} · {a['status']} · {a['amount']} {a['asset']} · "
-             f"{a['lock']} lock",
+             f"{a['role']} · {a['status']} · {_money(a)} · {a['lock']} lock",
              f"actions: {', '.join(a['actions']) or 'none'}"]
     if a.get("disagreement"):
         lines.insert(3, f"UNKNOWN: {a['disagreement']}; `tclk-tui reconcile {a['deal'][:12]}` "
                         "re-reads the rail and re-folds")
+    if a.get("accepted_by"):
+        lines.append(f"accepted by: {a['accepted_by']}")
+    lines += [f"refused accept from {r['from']}: {r['reason']}"
+              for r in a.get("refused_accepts", [])]
     if a.get("note"):
         lines.append(f"note from the counterparty: {a['note']}")
     lines += [f"  #{r['seq']} {'ok ' if r['ok'] else 'REJ'} {r['summary']}"
@@ -75,8 +92,7 @@ def status(a: Answer) -> str:
 
 
 def deals(a: Answer) -> str:
-    return "\n".join(f"{d['deal'][:18]}  {d['role']:<5} {d['status']:<9} "
-                     f"{d['amount']} {d['asset']}"
+    return "\n".join(f"{d['deal'][:18]}  {d['role']:<5} {d['status']:<9} {_money(d)}"
                      for d in a["deals"]) or "no deals"
 
 
@@ -106,7 +122,9 @@ def tally(a: Answer) -> str:
 
 def audit(a: Answer) -> str:
     lines = [f"{plural(a['records'], 'record')} in {plural(len(a['files']), 'file')}, "
-             f"{a['unverified']} failed verification"]
+             f"{a.get('forged', a['unverified'])} forged (signed, failing verification), "
+             f"{a.get('unsigned', 0)} unsigned (ignored)",
+             "audit: " + ("passed" if a.get("ok", True) else "FAILED (see the problems)")]
     lines += [f"problem: {p}" for p in a["problems"]]
     for c in a["contracts"]:
         lines.append(f"contract {c['contract']}: {c['status']}")

@@ -7,9 +7,15 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from tclk_tui.rehearsal.runner import RunningVenue, start_venue
 from tclk_tui.rehearsal.server import VenueConfig
+
+# Property tests judge behaviour, never speed: a case that takes long on a loaded machine (an
+# argon2 vault open, a pilot) is not a failure, so hypothesis' per-case deadline is off.
+settings.register_profile("suite", deadline=None)
+settings.load_profile("suite")
 
 
 @pytest.fixture
@@ -52,5 +58,6 @@ def own_config_folder(
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("config")))
 
 
-# A fresh anvil per test and the deployed escrow on it (tests/rails/evm, tests/engine).
-from tests.rails.evm.fixtures import anvil, chain  # noqa: E402, F401
+# A fresh anvil per test (or one per module) and the deployed escrow on it (tests/rails/evm,
+# tests/engine).
+from tests.rails.evm.fixtures import anvil, chain, module_anvil, shared_chain  # noqa: E402, F401

@@ -13,18 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from tclk_tui.agents.errors import (
-    BadParams,
-    CapabilityViolation,
     ToolError,
     ToolFailed,
     ToolRefused,
-    UnknownTool,
+    Unavailable,
 )
-
-KINDS: dict[str, type[ToolError]] = {
-    "capability": CapabilityViolation, "unknown-tool": UnknownTool, "params": BadParams,
-    "failed": ToolFailed,
-}
 
 
 def error_data(exc: ToolError) -> dict[str, Any]:
@@ -43,9 +36,9 @@ def rebuild(data: object) -> ToolError:
         return ToolFailed(str(reason or "the wallet could not run the call"))
     kind = str(data.get("tool_error", "failed"))
     reason = str(data.get("reason", ""))
-    if kind == "refused":
+    if kind == ToolRefused.kind:
         return ToolRefused(str(data.get("rule", "rule")), reason)
-    return KINDS.get(kind, ToolFailed)(reason)
+    return ToolError.by_kind(kind)(reason)
 
 
 def attach(agent: str, profile_dir: Path
@@ -53,7 +46,7 @@ def attach(agent: str, profile_dir: Path
     """A remote call into the running wallet's desk, or a sentence saying why there is none."""
     import anyio
 
-    from tclk_tui.daemon.client import DaemonClient, try_connect
+    from tclk_tui.daemon.client import DaemonClient, NoDaemon, try_connect
     from tclk_tui.daemon.wire import RpcError
 
     probe = try_connect(profile_dir, timeout_s=5.0)
@@ -73,8 +66,13 @@ def attach(agent: str, profile_dir: Path
             return await anyio.to_thread.run_sync(blocking, tool, params)
         except RpcError as exc:
             raise rebuild(exc.data) from None
-        except OSError as exc:
-            raise ToolFailed(f"the wallet's control socket failed: {exc}") from None
+        except NoDaemon:  # nothing was sent: the call did not happen
+            raise Unavailable(f"no wallet is running for profile {profile_dir.name} any more: "
+                              "the call did not happen; start `tclk-tui daemon` (or the app) "
+                              "and call again") from None
+        except OSError as exc:  # sent, then lost: the wallet may have run it
+            raise ToolFailed(f"the wallet's control socket failed before it answered ({exc}): "
+                             "the call may have happened; see `tclk-tui agents log`") from None
 
     return remote
 

@@ -1,8 +1,9 @@
 """What the tools run on: the engine's command registry, in the process that owns the wallet.
 
-Every tool but two is one registry command run through `commands.execute`, the same call the
-CLI and the control socket make, so the checks and the answers are the same whoever asks, and
-no answer holds a secret, the seed or a private key. Gated commands are two steps like every
+Every tool but `approval` (the desk's own) is one registry command run through
+`commands.execute`, the same call the CLI and the control socket make, so the checks and the
+answers are the same whoever asks, and no answer holds a secret, the seed or a private key
+(the commands that show one are never tools: `catalog`). Gated commands are two steps like every
 face's: `gate` is the command without its confirmation (the engine's facts), `perform` adds it
 (the engine re-checks everything at that moment, whatever the policy said).
 """
@@ -12,14 +13,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from tclk_tui.agents.catalog import RENAMED
-from tclk_tui.engine.audit import audit_live
-from tclk_tui.engine.commands import REGISTRY, CommandError, execute
-from tclk_tui.engine.errors import EngineError
-from tclk_tui.engine.gates import code_for
+from tclk_tui.agents.catalog import BY_NAME, RENAMED, WAIT
+from tclk_tui.engine.commands import Command, CommandError, Unconfirmed, execute, fact_json, run
 from tclk_tui.engine.wallet import Wallet
 
 UNRENAMED = {v: k for k, v in RENAMED.items()}
+CHOSEN_RAIL = "chosen rail"  # the lock gate's fact naming the rail the engine will lock on
 
 
 class CommandFailed(Exception):
@@ -42,6 +41,7 @@ class Gate:
     blockers: tuple[str, ...]
     late: bool
     confirm_code: str | None  # what the operator types (4 hex); never handed to an agent
+    rail: str | None = None  # a lock's rail as the engine chose it (the one it will lock on)
 
     def public(self) -> dict[str, Any]:
         return {"action": self.action, "deal": self.deal_id, "contract": self.contract,
@@ -63,8 +63,17 @@ class CommandBackend(Protocol):
     async def deal_facts(self, deal_id: str) -> dict[str, Any] | None: ...
 
 
-def _command_params(params: dict[str, Any]) -> dict[str, Any]:
-    return {UNRENAMED.get(k, k): v for k, v in params.items() if k != "wait_s"}
+def command_params(params: dict[str, Any]) -> dict[str, Any]:
+    """A tool's params as its command takes them: the command's spelling, no `wait_s`."""
+    return {UNRENAMED.get(k, k): v for k, v in params.items() if k != WAIT.name}
+
+
+def command_of(tool: str) -> Command:
+    """The registry command a tool runs."""
+    declaration = BY_NAME[tool].declaration
+    if declaration is None:
+        raise CommandFailed(f"{tool} runs no engine command")
+    return declaration
 
 
 class WalletBackend:
@@ -83,33 +92,14 @@ class WalletBackend:
             raise CommandFailed(exc.message) from None
 
     async def run(self, tool: str, params: dict[str, Any]) -> dict[str, Any]:
-        if tool == "audit":
-            return await self._audit(params)
-        if REGISTRY[tool].gated:
+        command = command_of(tool)
+        if command.gated:
             raise CommandFailed(f"{tool} is gated: it goes through gate and perform")
-        return await self._execute(tool, _command_params(params))
-
-    async def _audit(self, p: dict[str, Any]) -> dict[str, Any]:
-        """Fold the venue's own exports of the board and the deal room, as an auditor would."""
-        try:
-            deal = self.wallet.deal(p["deal"])
-        except EngineError as exc:
-            raise CommandFailed(str(exc)) from None
-        if not deal.state.contract or not deal.room:
-            raise CommandFailed("the deal has no contract yet: nothing to audit")
-        try:
-            report = await audit_live(self.wallet.client.export, deal.state.contract)
-        except Exception as exc:  # the venue's trouble is the answer, never a crash
-            raise CommandFailed(f"the venue's exports could not be read: {exc}") from None
-        found = [c for c in report.contracts if c.contract == deal.state.contract]
-        return {"deal": deal.deal_id, "contract": deal.state.contract,
-                "venue_status": found[0].status if found else None,
-                "wallet_status": deal.state.status,
-                "agree": bool(found) and found[0].status == deal.state.status,
-                "records": report.records, "unverified": report.unverified,
-                "problems": report.problems}
+        return await self._execute(command.name, command_params(params))
 
     async def offer_facts(self, offer_id: str) -> dict[str, Any] | None:
+        if not offer_id.strip():  # an empty prefix would name every offer on the board
+            return None
         board = await self._execute("board", {"all": True})
         rows = [o for o in board["offers"] if o["offer"] == offer_id]
         if not rows:
@@ -123,31 +113,40 @@ class WalletBackend:
             return None
 
     async def gate(self, tool: str, params: dict[str, Any]) -> Gate:
-        answer = await self._execute(tool, _command_params(params))
-        gate = answer.get("gate") or {}
+        """The gate as the engine states it: its own request, typed (its code included, which
+        the desk hands to the engine and never to the agent)."""
+        try:
+            answer = await run(self.wallet, command_of(tool).name, command_params(params))
+        except CommandError as exc:
+            raise CommandFailed(exc.message) from None
+        if not isinstance(answer, Unconfirmed):  # a tool's params never carry a confirmation
+            raise CommandFailed(f"{tool} performed without its confirmation")
+        request = answer.request
         facts = await self.deal_facts(params["deal"])
-        contract = gate.get("contract")
-        code_required = bool(gate.get("confirm", {}).get("code_required"))
-        return Gate(action=str(gate.get("action", tool)), deal_id=str(gate.get("deal", "")),
-                    contract=contract, status=facts["status"] if facts else "unknown",
-                    facts=tuple(gate.get("facts", ())), blockers=tuple(gate.get("blockers", ())),
-                    late=bool(gate.get("late")),
-                    confirm_code=code_for(contract) if code_required else None)
+        return Gate(action=request.action, deal_id=request.deal_id, contract=request.contract,
+                    status=facts["status"] if facts else "unknown",
+                    facts=tuple(fact_json(f) for f in request.facts),
+                    blockers=request.blockers, late=request.late,
+                    confirm_code=request.confirm_code,
+                    rail=next((f.detail for f in request.facts if f.label == CHOSEN_RAIL),
+                              None))
 
     async def perform(self, tool: str, params: dict[str, Any], *, code: str | None,
                       acknowledge_late: bool) -> dict[str, Any]:
-        command = REGISTRY[tool]
-        p = _command_params(params)
-        if command.confirm == "confirm":  # the reveal: the contract id's first 4 hex
-            facts = await self.deal_facts(params["deal"])
-            contract = (facts or {}).get("contract") or ""
-            if code is None or code_for(contract) != code.strip().lower():
+        """The command with its confirmation: the engine states its gate again and checks the
+        code against its own request before it acts."""
+        command = command_of(tool)
+        p = command_params(params)
+        confirm = command.param(command.confirm or "")
+        if confirm.base is str:  # a typed code (a reveal's), from the engine's own gate
+            if not code:
                 raise CommandFailed("the confirmation code does not match the contract")
-            p["confirm"] = code_for(contract)
-            p["late"] = acknowledge_late
+            p[confirm.name] = code
+            if "late" in command.param_names:
+                p["late"] = acknowledge_late
         else:
-            p[command.confirm or "yes"] = True
-        return await self._execute(tool, p)
+            p[confirm.name] = True
+        return await self._execute(command.name, p)
 
 
-__all__ = ["CommandBackend", "CommandFailed", "Gate", "WalletBackend"]
+__all__ = ["CommandBackend", "CommandFailed", "Gate", "WalletBackend", "command_params"]

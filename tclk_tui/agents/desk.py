@@ -13,14 +13,23 @@ import asyncio
 import contextlib
 import hashlib
 import json
+import logging
 import secrets
 import time
+import weakref
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tclk_tui.agents.backend import CommandBackend, CommandFailed, Gate
-from tclk_tui.agents.catalog import DEAL_TOOLS, TOOL_NAMES, TOOLS
+from tclk_tui.agents.backend import (
+    CommandBackend,
+    CommandFailed,
+    Gate,
+    command_of,
+    command_params,
+)
+from tclk_tui.agents.catalog import BY_NAME, READ_TOOLS, TOOL_NAMES, tool_registry
 from tclk_tui.agents.errors import (
     BadParams,
     CapabilityViolation,
@@ -29,13 +38,23 @@ from tclk_tui.agents.errors import (
     ToolRefused,
     UnknownTool,
 )
-from tclk_tui.agents.limits import DAY_MS, Commitment, Spend, check_commitment, commitment
+from tclk_tui.agents.limits import (
+    DAY_MS,
+    Commitment,
+    Spend,
+    amount_of,
+    check_commitment,
+    check_some_rail,
+    commitment,
+)
 from tclk_tui.agents.manifest import Manifest, agents_dir, load_manifest, refused
 from tclk_tui.agents.tools import ToolCall, ToolRegistry
+from tclk_tui.engine.commands import CommandError
 from tclk_tui.engine.gates import wrong_code
+from tclk_tui.engine.rail_ids import offered_rails
 
+log = logging.getLogger("tclk_tui.agents")
 MAX_WAIT_S = 300.0
-READ_TOOLS = frozenset({"board", "status", "deals", "rails", "audit", "approval"})
 OPEN_STATUSES = ("proposed", "accepted", "locked")
 
 
@@ -45,10 +64,11 @@ def _now_ms() -> int:
 
 
 def facts_digest(gate: Gate) -> str:
-    """What an approval was given for: the gate's facts, less the clock's countdowns."""
+    """What an approval was given for: the gate's facts, less the clock's countdowns, and
+    whether the action is late (a countdown's one fact that changes what is asked)."""
     stable = [f for f in gate.facts if not str(f.get("label", "")).startswith("time to")]
     text = json.dumps([gate.action, gate.deal_id, gate.contract, gate.status, stable,
-                       list(gate.blockers)], sort_keys=True)
+                       list(gate.blockers), gate.late], sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -70,10 +90,7 @@ class AgentDesk:
         self._manifests: dict[str, tuple[float, Manifest]] = {}
         self._listeners: list[Callable[[], None]] = []
         self._decided = asyncio.Event()
-        self.registry = ToolRegistry()
-        for name, description, params, gated in TOOLS:
-            self.registry.register(name, description, self._runner(name), params=params,
-                                   gated=gated)
+        self.registry = tool_registry(lambda tool: self._runner(tool.name))
 
     def __repr__(self) -> str:
         return f"AgentDesk({self.profile_dir.name!r})"
@@ -101,10 +118,18 @@ class AgentDesk:
         names = sorted(p.stem for p in folder.glob("*.toml")) if folder.is_dir() else []
         return [self.manifest(n) for n in names]
 
+    def callers(self) -> dict[str, Manifest]:
+        """The DIDs a caller over a room may have, each with the one valid manifest naming it
+        (a DID two manifests name is nobody's: the caller could not be told apart)."""
+        named: dict[str, list[Manifest]] = {}
+        for m in self.manifests():
+            if m.problem is None and m.did:
+                named.setdefault(m.did, []).append(m)
+        return {did: found[0] for did, found in named.items() if len(found) == 1}
+
     def agent_for_did(self, did: str) -> Manifest | None:
         """The one valid manifest naming this DID; None if none (or more than one) does."""
-        found = [m for m in self.manifests() if m.problem is None and m.did == did]
-        return found[0] if len(found) == 1 else None
+        return self.callers().get(did)
 
     def describe(self, agent: str) -> str:
         return self.registry.describe(self.manifest(agent))
@@ -153,22 +178,40 @@ class AgentDesk:
         async def run(call: ToolCall) -> dict[str, Any]:
             deal_id: str | None = None
             try:
-                result, deal_id = await self._run(call)
+                # Check, perform and account are one step per agent, whichever transport and
+                # whichever desk of this wallet the calls came through; waiting for the
+                # operator is not part of it.
+                async with agent_lock(self.ledger, call.agent):
+                    outcome, deal_id = await self._run(call)
+                if isinstance(outcome, _Asked):
+                    result = await self._await_approval(call.agent, outcome.approval_id,
+                                                        call.wait_s)
+                else:
+                    result = outcome
             except ToolError as exc:
                 self._journal(call.agent, call.transport, tool, dict(call.params), exc,
                               deal_id=getattr(exc, "deal_id", None))
                 raise _Journaled(exc) from None
+            except Exception as exc:  # a fault of ours: journaled and said, never raw
+                log.exception("agent %s: %s failed unexpectedly", call.agent, tool)
+                failed = ToolFailed(f"the wallet could not run {tool}: unexpected "
+                                    f"{type(exc).__name__}")
+                self._journal(call.agent, call.transport, tool, dict(call.params), failed,
+                              deal_id=deal_id)
+                raise _Journaled(failed) from None
             self._journal(call.agent, call.transport, tool, dict(call.params), result,
                           deal_id=deal_id or result.get("deal"))
             return result
 
         return run
 
-    async def _run(self, call: ToolCall) -> tuple[dict[str, Any], str | None]:
+    async def _run(self, call: ToolCall) -> tuple[dict[str, Any] | _Asked, str | None]:
+        """The tool's policy (`catalog`) around its command, then the command."""
         tool, p, m = call.tool, dict(call.params), call.manifest
-        if tool == "approval":
+        entry = BY_NAME[tool]
+        if entry.declaration is None:  # the desk's own: the agent's approval
             return self._approval_status(call.agent, p["approval"]), None
-        if tool in DEAL_TOOLS:
+        if entry.policy.own_deal:
             facts = await self.backend.deal_facts(p["deal"])
             if facts is None:
                 raise _with_deal(ToolFailed(f"no deal {p['deal'][:40]!r}"), None)
@@ -177,24 +220,30 @@ class AgentDesk:
             if deal_id not in self.ledger.deals_of(call.agent):
                 raise _with_deal(ToolRefused("deal.owner", "the agent acts only on deals it "
                                              "offered or accepted itself"), deal_id)
-            if tool in ("lock", "reveal"):
-                rails = (p["rail"],) if p.get("rail") else tuple(
-                    [facts["rail"]] if facts.get("rail") else facts.get("rails", ()))
+            gate = None
+            if tool == "lock":
+                # The rail the engine picks is the rail checked, and from here on it is named,
+                # so the lock (now or once approved) goes on exactly that rail.
+                gate = await self._gate(tool, p, deal_id)
+                p["rail"] = gate.rail
+            if entry.policy.commits:
+                rail = gate.rail if gate is not None else facts.get("rail")
                 try:
                     check_commitment(m, commitment(
                         facts, our_role=facts["role"], counterparty=facts.get("counterparty"),
-                        rails=rails), self._spent(call.agent, facts.get("asset", "")),
+                        rails=(rail,) if rail else ()),
+                        self._spent(call.agent, facts.get("asset", ""), besides=deal_id),
                         open_deals=None)
                 except ToolRefused as exc:
                     raise _with_deal(exc, deal_id) from None
-            if tool in ("lock", "reveal", "refund", "cancel"):
-                return await self._gated(call, p, m, deal_id), deal_id
+            if entry.gated:
+                return await self._gated(call, p, m, deal_id, gate), deal_id
             return await self._engine(tool, p, deal_id), deal_id
         if tool == "offer":
-            c = Commitment(amount=int(p["amount"]) if p["amount"].isdigit() else 0,
-                           asset=p["asset"], rails=tuple(
-                               r.strip() for r in p["rails"].split(",") if r.strip()),
-                           counterparty=None, pays=p.get("role", "payer") == "payer")
+            bound = self._bound(tool, p)
+            c = Commitment(amount=amount_of(p["amount"]), asset=p["asset"],
+                           rails=offered_rails(p["rails"]),
+                           counterparty=None, pays=bound["role"] == "payer")
             check_commitment(m, c, self._spent(call.agent, c.asset),
                              await self._open(call.agent))
             result = await self._engine(tool, p, None)
@@ -205,8 +254,11 @@ class AgentDesk:
             if offer is None:
                 raise ToolFailed("no such offer on the board")
             ours = "payee" if offer["role"] == "payer" else "payer"
+            usable = await self._usable(offer["rails"])
+            if ours == "payer":  # the lock names the rail, and is checked then
+                check_some_rail(m, usable)
             c = commitment(offer, our_role=ours, counterparty=offer["sender"],
-                           rails=(p["rail"],) if p.get("rail") else None)
+                           rails=usable if ours == "payee" else ())
             check_commitment(m, c, self._spent(call.agent, c.asset),
                              await self._open(call.agent))
             result = await self._engine(tool, p, offer["offer"])
@@ -214,16 +266,33 @@ class AgentDesk:
             return result, result.get("deal")
         return await self._engine(tool, p, None), None
 
+    @staticmethod
+    def _bound(tool: str, p: dict[str, Any]) -> dict[str, Any]:
+        """The call's params as the engine will take them, the registry's defaults filled in:
+        a rule reads what the engine will do, never a default of its own."""
+        try:
+            return command_of(tool).bind(command_params(p))
+        except CommandError as exc:
+            raise BadParams(exc.message) from None
+
+    async def _usable(self, offered: list[str]) -> tuple[str, ...]:
+        """The offered rails set up in this wallet: those a deal on this offer can settle on."""
+        here = {r["id"] for r in (await self._engine("rails", {}, None))["rails"]}
+        return tuple(r for r in offered if r in here)
+
     async def _engine(self, tool: str, p: dict[str, Any], deal_id: str | None) -> dict[str, Any]:
         try:
             return await self.backend.run(tool, p)
         except CommandFailed as exc:
             raise _with_deal(ToolFailed(exc.reason), deal_id) from None
 
-    def _spent(self, agent: str, asset: str) -> Spend:
+    def _spent(self, agent: str, asset: str, *, besides: str | None = None) -> Spend:
+        """What the agent spent in 24 h; `besides` a deal whose own amount is the one being
+        checked (a lock of a deal the offer or accept already counted), so it counts once."""
         since = self._clock() - DAY_MS
-        return Spend(total_24h=self.ledger.spent(agent, since_ms=since),
-                     asset_24h=self.ledger.spent(agent, since_ms=since, asset=asset))
+        return Spend(total_24h=self.ledger.spent(agent, since_ms=since, besides=besides),
+                     asset_24h=self.ledger.spent(agent, since_ms=since, asset=asset,
+                                                 besides=besides))
 
     async def _open(self, agent: str) -> int:
         count = 0
@@ -256,8 +325,8 @@ class AgentDesk:
             raise _with_deal(ToolFailed(exc.reason), deal_id) from None
 
     async def _gated(self, call: ToolCall, p: dict[str, Any], m: Manifest,
-                     deal_id: str) -> dict[str, Any]:
-        gate = await self._gate(call.tool, p, deal_id)
+                     deal_id: str, gate: Gate | None = None) -> dict[str, Any] | _Asked:
+        gate = gate or await self._gate(call.tool, p, deal_id)
         if gate.blockers:
             raise _with_deal(ToolFailed("; ".join(gate.blockers)), deal_id)
         engine_params = {k: v for k, v in p.items() if k != "wait_s"}
@@ -270,7 +339,7 @@ class AgentDesk:
                                  params=engine_params, deal_id=deal_id, facts=facts,
                                  facts_digest=facts_digest(gate))
         self._changed()
-        return await self._await_approval(call.agent, approval_id, call.wait_s)
+        return _Asked(approval_id)
 
     async def _perform(self, tool: str, p: dict[str, Any], code: str | None,
                        deal_id: str | None) -> dict[str, Any]:
@@ -350,16 +419,25 @@ class AgentDesk:
         else:
             if facts_digest(gate) == row.facts_digest and not gate.blockers:
                 return False
+            why = list(gate.blockers)
+            if gate.late and not row.facts.get("late"):
+                why.append(f"the {row.tool} is now late (past claimByMs)")
             reason = ("the gate's facts changed since the agent asked"
-                      + (f": {'; '.join(gate.blockers)}" if gate.blockers else ""))
+                      + (f": {'; '.join(why)}" if why else ""))
         self.ledger.decide(row.id, "lapsed", reason=reason)
         self._changed()
         return True
 
     async def approve(self, approval_id: str, typed_code: str | None = None, *,
                       acknowledge_late: bool = False):
-        """The operator says yes: re-state the gate, check it is the one approved, perform."""
+        """The operator says yes: re-state the gate, check it is the one approved, perform
+        (in the agent's turn, like its own calls)."""
         row = self._pending_row(approval_id)
+        async with agent_lock(self.ledger, row.agent):
+            return await self._approve(self._pending_row(approval_id), typed_code,
+                                       acknowledge_late=acknowledge_late)
+
+    async def _approve(self, row, typed_code: str | None, *, acknowledge_late: bool):
         if await self._lapse_if_changed(row):
             raise ApprovalError("the gate's facts changed since the agent asked: the approval "
                                 "lapsed, and the agent was told")
@@ -367,10 +445,13 @@ class AgentDesk:
         if gate.confirm_code is not None and (typed_code or "").strip().lower() != \
                 gate.confirm_code:
             raise ApprovalError(wrong_code())
+        if gate.late and not acknowledge_late:  # the operator's to say, never the agent's
+            raise ApprovalError(f"the {row.tool} is late (past claimByMs): acknowledge the "
+                                "risk to approve it (--late, or the dialog's acknowledgement)")
         try:
-            result = await self.backend.perform(
-                row.tool, dict(row.params), code=gate.confirm_code,
-                acknowledge_late=acknowledge_late or bool(row.params.get("acknowledge_late")))
+            result = await self.backend.perform(row.tool, dict(row.params),
+                                                code=gate.confirm_code,
+                                                acknowledge_late=acknowledge_late)
         except CommandFailed as exc:
             decided = self.ledger.decide(row.id, "failed", reason=exc.reason)
         else:
@@ -403,6 +484,22 @@ class AgentDesk:
             listener()
 
 
+@dataclass(frozen=True, slots=True)
+class _Asked:
+    """A gated call now pending the operator: the caller waits for it outside the agent's
+    turn, so the agent's other calls go on meanwhile."""
+
+    approval_id: str
+
+
+_LOCKS: weakref.WeakKeyDictionary[Any, dict[str, asyncio.Lock]] = weakref.WeakKeyDictionary()
+
+
+def agent_lock(ledger: Any, agent: str) -> asyncio.Lock:
+    """The one lock per agent of a wallet's ledger: every desk over that journal shares it."""
+    return _LOCKS.setdefault(ledger, {}).setdefault(agent, asyncio.Lock())
+
+
 class _Journaled(ToolError):
     """Carries an error the runner journaled already, so `call` does not journal it twice."""
 
@@ -424,7 +521,7 @@ def _journal_params(registry: ToolRegistry, tool: str, params: object) -> dict[s
         spec = registry.spec(tool)
     except UnknownTool:
         return {"_names": sorted(str(k)[:40] for k in params)[:20]}
-    known = {p.name for p in spec.params}
+    known = spec.param_names
     out: dict[str, Any] = {}
     for key, value in params.items():
         if key in known and isinstance(value, str | int | bool) and value is not None:
@@ -435,5 +532,5 @@ def _journal_params(registry: ToolRegistry, tool: str, params: object) -> dict[s
     return out
 
 
-__all__ = ["TOOLS", "TOOL_NAMES", "AgentDesk", "ApprovalError", "BadParams",
+__all__ = ["TOOL_NAMES", "AgentDesk", "ApprovalError", "BadParams",
            "CapabilityViolation", "facts_digest"]

@@ -11,6 +11,7 @@ from typing import Any
 
 from tclk_tui.agents.errors import ToolRefused
 from tclk_tui.agents.manifest import Manifest
+from tclk_tui.engine.rail_ids import canonical_rail
 
 DAY_MS = 24 * 3600 * 1000
 
@@ -34,22 +35,48 @@ class Commitment:
     pays: bool  # our side is the payer
 
 
+def amount_of(text: str) -> int:
+    """An amount an agent names, as a number of minimal units, or the refusal saying what one
+    is (`²` and `٣` are digits to Python's `isdigit`, not to the protocol)."""
+    if not (text.isascii() and text.isdigit()) or (len(text) > 1 and text.startswith("0")):
+        raise ToolRefused("params.amount", "amount is a whole number of minimal units (ASCII "
+                          f"digits, no leading 0), not {text[:40]!r}")
+    return int(text)
+
+
 def commitment(facts: dict[str, Any], *, our_role: str, counterparty: str | None,
                rails: tuple[str, ...] | None = None) -> Commitment:
     amount = str(facts.get("amount", "0"))
-    return Commitment(amount=int(amount) if amount.isdigit() else 0,
+    return Commitment(amount=int(amount) if amount.isascii() and amount.isdigit() else 0,
                       asset=str(facts.get("asset", "")),
                       rails=tuple(rails if rails is not None else facts.get("rails", ())),
                       counterparty=counterparty, pays=our_role == "payer")
 
 
+def _allowed(manifest: Manifest) -> frozenset[str] | None:
+    return None if manifest.rails is None else frozenset(map(canonical_rail, manifest.rails))
+
+
 def check_rails(manifest: Manifest, rails: tuple[str, ...]) -> None:
-    if manifest.rails is None:
+    """Every rail the engine may settle this call's deal on is on the allow-list: one rail
+    outside it is one the engine (or the counterparty) could pick."""
+    allowed = _allowed(manifest)
+    if allowed is None:
         return
-    outside = [r for r in rails if r not in manifest.rails]
-    if outside and len(outside) == len(rails):
-        raise ToolRefused("rails", f"rail {outside[0]} is not on the agent's rail allow-list "
-                          f"({', '.join(manifest.rails) or 'empty'})")
+    outside = [r for r in rails if canonical_rail(r) not in allowed]
+    if outside:
+        raise ToolRefused("rails", f"rail {canonical_rail(outside[0])} is not on the agent's "
+                          f"rail allow-list ({', '.join(manifest.rails or ()) or 'empty'})")
+
+
+def check_some_rail(manifest: Manifest, rails: tuple[str, ...]) -> None:
+    """At least one of these rails is allowed: for a deal whose rail the agent names later
+    (a payer's lock), where that choice is checked in its turn."""
+    allowed = _allowed(manifest)
+    if allowed is None or any(canonical_rail(r) in allowed for r in rails):
+        return
+    raise ToolRefused("rails", f"none of the rails {', '.join(rails) or '(none)'} is on the "
+                      f"agent's rail allow-list ({', '.join(manifest.rails or ()) or 'empty'})")
 
 
 def check_counterparty(manifest: Manifest, did: str | None) -> None:
@@ -97,5 +124,5 @@ def check_commitment(manifest: Manifest, c: Commitment, spent: Spend, open_deals
     check_spend(manifest, c, spent)
 
 
-__all__ = ["DAY_MS", "Commitment", "Spend", "check_commitment", "check_counterparty",
-           "check_open_deals", "check_rails", "check_spend", "commitment"]
+__all__ = ["DAY_MS", "Commitment", "Spend", "amount_of", "check_commitment", "check_counterparty",
+           "check_open_deals", "check_rails", "check_some_rail", "check_spend", "commitment"]

@@ -31,7 +31,8 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-GATED_TOOLS = ("lock", "reveal", "refund", "cancel")
+from tclk_tui.agents.catalog import GATED_TOOLS  # the gated commands among the tools
+
 POLICIES = ("auto", "ask")
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
 DID_RE = re.compile(r"^did:key:z[1-9A-HJ-NP-Za-km-z]{40,60}$")

@@ -5,10 +5,11 @@ low-level `mcp.server.Server` with `on_list_tools` / `on_call_tool`), imported o
 when this command runs. The process is a transport, not a wallet: it attaches to the profile's
 running wallet (the daemon, or the app serving the same socket) and never opens an engine.
 
-The grant is checked here first, from the manifest file, before the wallet is asked anything;
-the wallet's desk checks it again with everything else (caps, lists, approvals, gates). A tool
-that ran and failed is a result with `isError` and the reason; a JSON-RPC error means the call
-did not happen (not granted, unknown, ill-formed parameters).
+`tools/list` is read from the manifest file here; every `tools/call` goes to the wallet's desk,
+which checks the grant first and everything else after (caps, lists, approvals, gates) and
+journals the call whatever its outcome, so a refused call is in `tclk-tui agents log` like any
+other. A tool that ran and failed is a result with `isError` and the reason; a JSON-RPC error
+means the call did not happen (not granted, unknown, ill-formed parameters, no wallet running).
 """
 
 from __future__ import annotations
@@ -19,29 +20,22 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from tclk_tui.agents.catalog import TOOL_NAMES, TOOLS
+from tclk_tui.agents.catalog import TOOL_NAMES, tool_registry
 from tclk_tui.agents.errors import (
-    BadParams,
-    CapabilityViolation,
     ToolError,
-    UnknownTool,
 )
 from tclk_tui.agents.manifest import agents_dir, load_manifest
 from tclk_tui.agents.tools import ToolRegistry, ToolSpec
 
 MCP_PIN = "2.3.0"
 SERVER_NAME = "tclk-tui"
-INVALID_PARAMS = -32602
 
 RemoteCall = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
 
 
 def _specs() -> ToolRegistry:
-    """The catalogue as specs (for schemas and the local grant check); nothing runs here."""
-    registry = ToolRegistry()
-    for name, description, params, gated in TOOLS:
-        registry.register(name, description, _never, params=params, gated=gated)
-    return registry
+    """The catalogue as specs (for tools/list and its schemas); nothing runs here."""
+    return tool_registry(lambda tool: _never)
 
 
 def _never(call) -> dict[str, Any]:  # the specs only describe; the wallet runs the tools
@@ -72,19 +66,13 @@ def build_server(agent: str, profile_dir: Path, remote: RemoteCall):
     async def call_tool(ctx, params) -> types.CallToolResult:
         name, arguments = params.name, dict(params.arguments or {})
         try:
-            specs.check_grant(agent, manifest(), name)  # before the wallet is touched
-            specs.spec(name).check_params(arguments)
-        except (CapabilityViolation, UnknownTool, BadParams) as exc:
-            raise MCPError(INVALID_PARAMS, exc.reason) from None
-        try:
             result = await remote(name, arguments)
-        except (CapabilityViolation, UnknownTool, BadParams) as exc:
-            raise MCPError(INVALID_PARAMS, exc.reason) from None
         except ToolError as exc:
+            if exc.rpc_code is not None:  # the call did not happen
+                raise MCPError(exc.rpc_code, exc.reason) from None
             return types.CallToolResult(
                 content=[types.TextContent(type="text", text=exc.reason)], is_error=True,
-                structured_content={"error": exc.kind, "reason": exc.reason,
-                                    **({"rule": exc.rule} if hasattr(exc, "rule") else {})})
+                structured_content=exc.structured())
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=json.dumps(result, sort_keys=True))],
             structured_content=result)

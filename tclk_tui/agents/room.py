@@ -2,12 +2,19 @@
 
 A caller writes a request on the signed lane into the wallet's `mb-p-…` mailbox; the wallet
 answers into the caller's own mailbox, named in `_meta` (`chat.technocore/reply`). The caller
-is the record's verified `from` DID, which selects the one manifest naming it; a DID without a
-manifest gets a refusal and nothing else. Everything read from the room is data: a request is
-only ever one tool call under that manifest and the engine's gates, whatever its text says.
+is the record's verified `from` DID, which selects the one manifest naming it; a line from a DID
+no manifest names is counted and nothing else (no answer into a room it chose, no journal row).
+Everything read from the room is data: a request is only ever one tool call under that manifest
+and the engine's gates, whatever its text says.
 
-Delivery is at-least-once both ways, so answers are cached by (caller, request id): a replayed
-request gets the same answer again and nothing runs twice. Frames are compact ASCII JSON within
+A signed request runs at most once, ever. Its nonce must be above the last one the wallet took
+from that caller (journaled per caller: the venue's single-use rule, which lasts only while the
+record is in its nonce tail, kept for ever), so a copy re-posted by anyone, or read again after
+a restart, is counted and neither run nor answered (a new request below the mark is told to
+count up). Delivery is at-least-once, so a caller that
+retries (a new signed write) under the same request id gets the cached answer again, and once
+that is gone (a restart) a refusal saying so, never a second run: the latest request ids are
+journaled per caller too. Frames are compact ASCII JSON within
 the venue's 4096 characters; a larger answer goes into notes in an unlisted namespace, and the
 reply names their paths.
 """
@@ -26,7 +33,7 @@ from typing import Any
 
 from tclk_tui import __version__
 from tclk_tui.agents.desk import AgentDesk
-from tclk_tui.agents.errors import BadParams, CapabilityViolation, ToolError, UnknownTool
+from tclk_tui.agents.errors import ToolError
 
 log = logging.getLogger("tclk_tui.agents")
 
@@ -37,11 +44,12 @@ NOTE_KEY = "chat.technocore/notes"
 MAX_FRAME = 4096
 MAX_NOTE = 8000
 CACHE_SIZE = 1024
+MAX_ID = 128  # a request id's JSON, at most: ids are journaled per caller
 MAILBOX_SETTING = "agents.mailbox"
 MAILBOX_RE = re.compile(r"^mb-(p-)?[a-z0-9][a-z0-9_-]{0,44}$")
 
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
-UNKNOWN_CALLER = -32001
+INTERNAL_ERROR = -32603
 
 
 def encode(frame: dict[str, Any]) -> str:
@@ -78,6 +86,8 @@ class RoomServer:
         self._running: dict[tuple[str, str], asyncio.Task[str | None]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self.gaps = 0
+        self.replays = 0
+        self.strangers = 0
 
     def __repr__(self) -> str:
         return f"RoomServer({self.mailbox!r})"
@@ -108,19 +118,43 @@ class RoomServer:
     async def on_event(self, event) -> None:
         records = getattr(event, "records", None)
         if records is not None:
+            callers = self.desk.callers() if records else {}
             for record in records:
-                if record.verified and record.sender != self.client.did:
-                    self._spawn(self.handle(record.sender, record.text))
+                if not record.verified or record.sender == self.client.did:
+                    continue
+                if record.sender not in callers:
+                    self._stranger(record.sender)
+                else:
+                    self._spawn(self._handled(record.sender, record.text, record.nonce))
         elif type(event).__name__ == "RingGap" and getattr(event, "lost", 0) > 0:
             # Requests were dropped before we read them; their callers see no answer and
             # re-issue under fresh ids, as a ring gap on their side tells them to.
             self.gaps += 1
             log.warning("mailbox %s: ring gap, %d request(s) lost", self.mailbox, event.lost)
 
+    def _stranger(self, sender: str) -> None:
+        """A line from a DID no manifest names: counted, never parsed, answered or journaled,
+        so strangers cost the wallet no write, no new room and no journal row."""
+        self.strangers += 1
+        if self.strangers in (1, 10) or self.strangers % 100 == 0:
+            log.info("mailbox %s: %d line(s) from DIDs no manifest names, ignored (latest %s)",
+                     self.mailbox, self.strangers, sender[:24])
+
+    async def _handled(self, sender: str, text: str, nonce: str | None) -> None:
+        try:
+            await self.handle(sender, text, nonce)
+        except Exception as exc:  # the answer could not be posted (the venue): logged
+            log.warning("mailbox %s: could not answer %s: %s", self.mailbox, sender[:24], exc)
+
     def _spawn(self, coro) -> None:
         task = asyncio.ensure_future(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+    async def drain(self) -> None:
+        """Wait until every request read so far has been handled (answered or refused)."""
+        while self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
 
     async def close(self) -> None:
         for task in list(self._tasks):
@@ -131,46 +165,65 @@ class RoomServer:
 
     # -- one request ----------------------------------------------------------------------------
 
-    async def handle(self, sender: str, text: str) -> str | None:
-        """Answer one request from a verified sender; returns the reply frame posted (if any)."""
-        try:
-            frame = _strict(text)
-        except ValueError:
-            return None  # not JSON-RPC: a chat line, ignored (no reply room to refuse into)
-        if not isinstance(frame, dict) or frame.get("jsonrpc") != "2.0" or "method" not in frame:
-            return None
-        req_id = frame.get("id")
-        if req_id is None:
-            return None  # a notification: nothing to answer
+    async def handle(self, sender: str, text: str, nonce: str | None) -> str | None:
+        """Answer one request from a caller a manifest names, signed with `nonce`; returns
+        the reply frame posted (if any). Everything up to the journal's `take_request` runs
+        before the first await, so requests are taken in the order they were read."""
+        found = _addressed(text)
+        if found is None or self.desk.agent_for_did(sender) is None:
+            return None  # not a request we can answer (a chat line), or a stranger's now
+        frame, req_id, reply_to = found
         params = frame.get("params")
-        meta = params.get("_meta") if isinstance(params, dict) else None
-        reply_to = meta.get(REPLY_KEY) if isinstance(meta, dict) else None
-        if reply_to is None:  # the plain JSON-RPC binding's spellings
-            reply_to = frame.get("reply_to")
-            if reply_to is None and isinstance(params, dict):
-                reply_to = params.get("reply_to")
-        if not isinstance(reply_to, str) or not MAILBOX_RE.match(reply_to):
-            return None  # nowhere to answer: the signed lane only goes to a caller's mailbox
-        if not isinstance(req_id, str | int) or isinstance(req_id, bool):
+        good = _good_id(req_id)
+        key = (sender, json.dumps(req_id) if good else "")
+        taken = self.desk.ledger.take_request(sender, _nonce(nonce), key[1] if good else None)
+        if taken == "replay":
+            return await self._replayed(sender, nonce, req_id if good else None, reply_to)
+        if not good:
             return await self._post(reply_to, _error(None, INVALID_REQUEST, "bad id"))
-        key = (sender, json.dumps(req_id))
-        if key in self._answers:  # a replay: the same answer again, nothing runs twice
+        if key in self._answers:  # a retry: the same answer again, nothing runs twice
             self._answers.move_to_end(key)
             return await self._post(reply_to, self._answers[key])
-        if key in self._running:  # a replay while the first is still running: one answer
+        if key in self._running:  # a retry while the first is still running: one answer
             return None
+        if taken == "used":
+            return await self._post(reply_to, _error(req_id, INVALID_REQUEST, (
+                "this request id was answered already and its answer is no longer held (a "
+                "restart): nothing ran again; read the state, and use a fresh id to ask anew")))
         task = asyncio.ensure_future(self._answer(sender, req_id, frame, params))
         self._running[key] = task
         try:
             reply = await task
+        except Exception as exc:  # a fault of ours: the caller is told, the server goes on
+            log.exception("mailbox %s: a request from %s failed", self.mailbox, sender[:24])
+            reply = _error(req_id, INTERNAL_ERROR, f"unexpected {type(exc).__name__}")
         finally:
             self._running.pop(key, None)
+        if reply is None:
+            return None
         self._answers[key] = reply
         while len(self._answers) > CACHE_SIZE:
             self._answers.popitem(last=False)
         return await self._post(reply_to, reply)
 
-    async def _answer(self, sender: str, req_id: Any, frame: dict, params: object) -> str:
+    async def _replayed(self, sender: str, nonce: str | None, req_id: Any,
+                        reply_to: str) -> str | None:
+        """A record whose nonce is not above the last one taken from its caller: nothing runs.
+        A copy of a request already taken (re-posted by anyone once the venue's nonce tail
+        forgot it, or read again after a restart) is counted and not answered, so a replay
+        costs the wallet no write; a new request (the caller's counter went back) is told to
+        count up."""
+        self.replays += 1
+        log.warning("mailbox %s: a replayed request from %s (nonce %s) was refused",
+                    self.mailbox, sender[:24], str(nonce)[:20])
+        if req_id is None or self.desk.ledger.request_id_used(sender, json.dumps(req_id)):
+            return None
+        return await self._post(reply_to, _error(req_id, INVALID_REQUEST, (
+            "the record's nonce is not above the last one this wallet took from you: a signed "
+            "request runs once; sign it again with a higher nonce")))
+
+    async def _answer(self, sender: str, req_id: Any, frame: dict, params: object
+                      ) -> str | None:
         method = frame["method"]
         if params is not None and not isinstance(params, dict):
             return _error(req_id, INVALID_PARAMS, "params is an object")
@@ -179,8 +232,7 @@ class RoomServer:
         params.pop("reply_to", None)
         manifest = self.desk.agent_for_did(sender)
         if manifest is None:
-            return _error(req_id, UNKNOWN_CALLER, "no agent of this wallet has this DID: "
-                          "refused")
+            return None  # never answered: a stranger's reply room is the stranger's choice
         if method == "server/discover":
             return _result(req_id, {
                 "supportedVersions": [MCP_VERSION], "capabilities": {"tools": {}},
@@ -194,18 +246,14 @@ class RoomServer:
         if method != "tools/call":
             return _error(req_id, METHOD_NOT_FOUND, f"no method {str(method)[:60]!r}")
         name, arguments = params.get("name"), params.get("arguments", {})
-        if not isinstance(name, str) or not isinstance(arguments, dict):
-            return _error(req_id, INVALID_PARAMS, "tools/call takes {name, arguments}")
-        try:
-            result = await self.desk.call(manifest.name, name, arguments, transport="room")
-        except (CapabilityViolation, UnknownTool, BadParams) as exc:
-            return _error(req_id, INVALID_PARAMS, exc.reason)  # the call did not happen
+        try:  # an ill-formed call goes to the desk too: it refuses it, and journals that
+            result = await self.desk.call(manifest.name, name if isinstance(name, str) else "",
+                                          arguments, transport="room")
         except ToolError as exc:
-            data: dict[str, Any] = {"error": exc.kind, "reason": exc.reason}
-            if hasattr(exc, "rule"):
-                data["rule"] = exc.rule
+            if exc.rpc_code is not None:  # the call did not happen
+                return _error(req_id, exc.rpc_code, exc.reason)
             return _result(req_id, {"content": [{"type": "text", "text": exc.reason}],
-                                    "structuredContent": data, "isError": True,
+                                    "structuredContent": exc.structured(), "isError": True,
                                     "resultType": "complete"})
         return _result(req_id, {"content": [{"type": "text", "text": encode(result)}],
                                 "structuredContent": result, "isError": False,
@@ -231,6 +279,41 @@ class RoomServer:
                        "result": {"_meta": {NOTE_KEY: paths}, "resultType": "complete",
                                   "content": [{"type": "text", "text": "the answer is in the "
                                                "notes named in _meta, in order"}]}})
+
+
+def _addressed(text: str) -> tuple[dict[str, Any], Any, str] | None:
+    """(frame, id, reply mailbox) of a JSON-RPC request that can be answered, else None."""
+    try:
+        frame = _strict(text)
+    except (ValueError, RecursionError):  # RecursionError: nested deeper than we read
+        return None
+    if not isinstance(frame, dict) or frame.get("jsonrpc") != "2.0" or "method" not in frame:
+        return None
+    req_id = frame.get("id")
+    if req_id is None:
+        return None  # a notification: nothing to answer
+    params = frame.get("params")
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    reply_to = meta.get(REPLY_KEY) if isinstance(meta, dict) else None
+    if reply_to is None:  # the plain JSON-RPC binding's spellings
+        reply_to = frame.get("reply_to")
+        if reply_to is None and isinstance(params, dict):
+            reply_to = params.get("reply_to")
+    if not isinstance(reply_to, str) or not MAILBOX_RE.match(reply_to):
+        return None  # nowhere to answer: the signed lane only goes to a caller's mailbox
+    return frame, req_id, reply_to
+
+
+def _nonce(text: str | None) -> int | None:
+    try:
+        return int(str(text)) if text is not None and str(text).isascii() else None
+    except ValueError:
+        return None
+
+
+def _good_id(req_id: Any) -> bool:
+    return isinstance(req_id, str | int) and not isinstance(req_id, bool) \
+        and len(json.dumps(req_id)) <= MAX_ID
 
 
 def _result(req_id: Any, result: dict[str, Any]) -> str:

@@ -1,6 +1,6 @@
 """The agents beside the engine, in the process that owns the wallet (the daemon or the app).
 
-`serving_agents` builds the profile's desk and, when some manifest names a DID, answers the
+`serving_agents` builds the profile's desk and, once some manifest names a DID, answers the
 wallet's mailbox; `agent_methods` are the control-socket methods a transport process (the MCP
 server on stdio) calls through the profile's socket, so it never opens an engine of its own.
 """
@@ -20,6 +20,7 @@ from tclk_tui.agents.errors import ToolError
 from tclk_tui.agents.room import RoomServer, mailbox_of
 
 TRANSPORTS = ("mcp-stdio", "socket")
+MANIFEST_POLL_S = 1.0  # how often a wallet with no room caller yet looks for one
 log = logging.getLogger("tclk_tui.agents")
 
 
@@ -31,28 +32,38 @@ def desk_for(wallet) -> AgentDesk:
 @contextlib.asynccontextmanager
 async def serving_agents(wallet, *, room: bool | None = None,
                          publish: bool = True) -> AsyncIterator[AgentDesk]:
-    """The desk, and the mailbox answered while the block runs (`room=None`: when a valid
-    manifest names a DID, the only way a caller over a room is recognised). The mailbox is
+    """The desk, and the mailbox answered while the block runs (`room=None`: from the moment a
+    valid manifest names a DID, the only way a caller over a room is recognised, so a `did`
+    added to a manifest while the wallet runs is served within a second). The mailbox is
     named in the wallet's DID note (`mailbox:`), where a caller finds it."""
     desk = desk_for(wallet)
-    if room is None:
-        room = any(m.problem is None and m.did for m in desk.manifests())
-    server = None
-    tasks: list[asyncio.Task[None]] = []
-    if room:
-        server = RoomServer(desk, wallet.client, mailbox_of(wallet.journal), wallet.journal)
-        tasks.append(asyncio.create_task(server.run()))
-        if publish:
-            tasks.append(asyncio.create_task(_publish_mailbox(wallet, server.mailbox)))
+    servers: list[RoomServer] = []
+    mailbox = mailbox_of(wallet.journal) if room is not False else ""  # named from the start
+
+    async def answer_mailbox() -> None:
+        while room is None and not desk.callers():
+            await asyncio.sleep(MANIFEST_POLL_S)  # a few stat() calls: the files may change
+        server = RoomServer(desk, wallet.client, mailbox, wallet.journal)
+        servers.append(server)
+        note = asyncio.create_task(_publish_mailbox(wallet, server.mailbox)) if publish \
+            else None
+        try:
+            await server.run()
+        finally:
+            if note is not None:
+                note.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await note
+
+    task = asyncio.create_task(answer_mailbox()) if room is not False else None
     try:
         yield desk
     finally:
-        for task in tasks:
+        if task is not None:
             task.cancel()
-        for task in tasks:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
-        if server is not None:
+        for server in servers:
             await server.close()
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from tclk_tui.agents.errors import BadParams, CapabilityViolation, UnknownTool
+from tclk_tui.engine.commands import Param
 
 MAX_TEXT = 512  # longest string parameter an agent may pass
 
@@ -25,15 +26,6 @@ class Grant(Protocol):
 
     @property
     def problem(self) -> str | None: ...
-
-
-@dataclass(frozen=True, slots=True)
-class Param:
-    name: str
-    type: str  # string | integer | boolean
-    description: str
-    required: bool = False
-    enum: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +45,9 @@ Run = Callable[[ToolCall], Awaitable[dict[str, Any]] | dict[str, Any]]
 
 @dataclass(frozen=True, slots=True)
 class ToolSpec:
+    """A tool as the registry holds it. `params` are the registry's own declarations (the
+    command's, as `catalog` spells them for an agent): a tool declares none of its own."""
+
     name: str
     description: str
     run: Run = field(repr=False)
@@ -60,13 +55,14 @@ class ToolSpec:
     gated: bool = False
 
     def json_schema(self) -> dict[str, Any]:
+        """The command's params as JSON Schema, every text capped at MAX_TEXT for an agent."""
         props: dict[str, Any] = {}
         for p in self.params:
-            prop: dict[str, Any] = {"type": p.type, "description": p.description}
-            if p.enum:
-                prop["enum"] = list(p.enum)
-            if p.type == "string":
+            prop = p.json_schema()
+            if p.base is str:
                 prop["maxLength"] = MAX_TEXT
+            elif p.base is list:
+                prop["items"]["maxLength"] = MAX_TEXT
             props[p.name] = prop
         schema: dict[str, Any] = {"type": "object", "properties": props,
                                   "additionalProperties": False}
@@ -74,6 +70,10 @@ class ToolSpec:
         if required:
             schema["required"] = required
         return schema
+
+    @property
+    def param_names(self) -> frozenset[str]:
+        return frozenset(p.name for p in self.params)
 
     def check_params(self, params: object) -> dict[str, Any]:
         """The parameters as the schema allows them, or BadParams saying which one is wrong."""
@@ -92,20 +92,33 @@ class ToolSpec:
                     raise BadParams(f"{self.name} needs {p.name}")
                 continue
             value = params[p.name]
-            if p.type == "string":
-                ok = isinstance(value, str) and len(value) <= MAX_TEXT
-            elif p.type == "integer":
-                ok = isinstance(value, int) and not isinstance(value, bool)
-            else:
-                ok = isinstance(value, bool)
-            if not ok:
-                raise BadParams(f"{p.name} is a {p.type}"
-                                + (f" of at most {MAX_TEXT} characters" if p.type == "string"
+            if not _fits(p, value):
+                what = _JSON_TYPES[p.base]
+                raise BadParams(f"{p.name} is a{'n' if what[0] in 'aeiou' else ''} {what}"
+                                + (f" of at most {MAX_TEXT} characters" if p.base is str
                                    else ""))
-            if p.enum and value not in p.enum:
-                raise BadParams(f"{p.name} is one of {', '.join(p.enum)}")
+            items = value if p.base is list else [value]
+            if p.choices and any(v not in p.choices for v in items):
+                raise BadParams(f"{p.name} is one of {', '.join(p.choices)}")
             out[p.name] = value
         return out
+
+
+_JSON_TYPES = {str: "string", int: "integer", bool: "boolean", list: "array of strings"}
+
+
+def _fits(param: Param, value: object) -> bool:
+    """`value` has the param's type, within an agent's text limit (the registry's check, plus
+    MAX_TEXT: a face for strangers' and agents' calls caps what a string may cost)."""
+    base = param.base
+    if base is str:
+        return isinstance(value, str) and len(value) <= MAX_TEXT
+    if base is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if base is bool:
+        return isinstance(value, bool)
+    return isinstance(value, list) and all(isinstance(v, str) and len(v) <= MAX_TEXT
+                                           for v in value)
 
 
 class ToolRegistry:
@@ -116,6 +129,7 @@ class ToolRegistry:
 
     def register(self, name: str, description: str, run: Run, *,
                  params: Sequence[Param] = (), gated: bool = False) -> ToolSpec:
+        """A tool; `params` are registry declarations (`catalog` reads them off a command)."""
         if name in self._tools:
             raise ValueError(f"tool {name} is registered already")
         spec = ToolSpec(name, description, run, tuple(params), gated)
@@ -160,4 +174,4 @@ class ToolRegistry:
         return result
 
 
-__all__ = ["Grant", "Param", "ToolCall", "ToolRegistry", "ToolSpec"]
+__all__ = ["MAX_TEXT", "Grant", "ToolCall", "ToolRegistry", "ToolSpec"]

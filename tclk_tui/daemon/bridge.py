@@ -17,6 +17,7 @@ from typing import Any
 from tclk_tui.daemon.codec import Decoder, to_wire
 from tclk_tui.daemon.wire import INVALID_PARAMS, METHOD_NOT_FOUND, REFUSED, RpcError
 from tclk_tui.engine.arbitration import ArbitrationError
+from tclk_tui.engine.commands import command_error
 from tclk_tui.engine.errors import EngineError
 from tclk_tui.engine.gates import GateFact, GateRefused, GateRequest
 from tclk_tui.engine.views import BoardQuery, OfferDraft
@@ -30,8 +31,8 @@ log = logging.getLogger("tclk_tui.daemon")
 ALLOWED: dict[str, frozenset[str]] = {
     "wallet": frozenset({"validate_offer_draft", "post_offer", "accept_offer", "deals",
                          "vault_status", "held_secrets", "request_seed_backup",
-                         "confirm_seed_backup", "restore_seed", "request_secret_reveal",
-                         "confirm_secret_reveal"}),
+                         "confirm_seed_backup", "request_seed_restore", "confirm_seed_restore",
+                         "request_secret_reveal", "confirm_secret_reveal"}),
     "board": frozenset({"query", "get", "rejected", "__len__"}),
     "deal": frozenset({"view", "request_lock", "request_reveal", "request_cancel",
                        "request_refund", "confirm", "heartbeat", "receipt"}),
@@ -97,8 +98,11 @@ async def port_call(wallet: Wallet, params: dict[str, Any], engine_lock: asyncio
 
 
 def _refusal(exc: Exception, what: str) -> RpcError:
+    """The refusal as the registry maps it (`command_error`: its kind), in the exception's own
+    words and with its class's name, so the attached face raises what an in-process one
+    would (a gate's reason without the registry's `refused:` before it)."""
     message = exc.reason if isinstance(exc, GateRefused) else str(exc)
-    log.info("refused %s: %s", what, message)
+    kind = command_error(exc).kind
+    log.info("refused %s (%s): %s", what, kind, message)
     name = next(c.__name__ for c in RAISED if isinstance(exc, c))
-    return RpcError(REFUSED, message, {"kind": "refused", "message": message,
-                                       "exception": name})
+    return RpcError(REFUSED, message, {"kind": kind, "message": message, "exception": name})

@@ -362,8 +362,11 @@ class RemoteWallet:
     def confirm_seed_backup(self, request: GateRequest, typed_code: str = "") -> str:
         return self._wallet.call("confirm_seed_backup", request, typed_code)
 
-    async def restore_seed(self, text: str) -> None:
-        await self._wallet.act("restore_seed", text)
+    def request_seed_restore(self, text: str) -> GateRequest:
+        return self._wallet.call("request_seed_restore", text)
+
+    def confirm_seed_restore(self, request: GateRequest, typed_code: str = "") -> str:
+        return self._wallet.call("confirm_seed_restore", request, typed_code)
 
     def request_secret_reveal(self, deal_id: str) -> GateRequest:
         return self._wallet.call("request_secret_reveal", deal_id)

@@ -153,6 +153,11 @@ class ControlServer:
                     continue
                 try:
                     id_, method, params = wire.parse_request(line)
+                except RecursionError:  # valid JSON nested deeper than the parser goes
+                    log.info("control socket: malformed request: nested too deep")
+                    await _send(writer, wire.error(None, RpcError(
+                        wire.PARSE_ERROR, "not JSON this server reads: nested too deep")))
+                    continue
                 except RpcError as exc:
                     log.info("control socket: malformed request: %s", exc.message)
                     await _send(writer, wire.error(None, exc))

@@ -22,8 +22,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from tclk_tui.engine import referee_gates
-from tclk_tui.engine.arbitration import commit_line, commit_vote, reveal_line
-from tclk_tui.engine.board import parse_statement_line, statement_line
+from tclk_tui.engine.arbitration import commit_vote
 from tclk_tui.engine.deal import _ms_text, short
 from tclk_tui.engine.errors import EngineError
 from tclk_tui.engine.events import Notice
@@ -35,9 +34,10 @@ from tclk_tui.engine.gates import (
     code_for,
     wrong_code,
 )
+from tclk_tui.engine.money import money
 from tclk_tui.engine.private_deals import SETTING_HELD_SHARE
 from tclk_tui.engine.views import BoardQuery
-from tclk_tui.engine.vote_round import RoundView, read_round
+from tclk_tui.engine.vote_round import RoundView, offer_round
 from tclk_tui.protocol.arbitration import split_secret
 from tclk_tui.protocol.errors import TclkError
 from tclk_tui.protocol.locks import (
@@ -47,7 +47,13 @@ from tclk_tui.protocol.locks import (
 )
 from tclk_tui.protocol.machine import ContractState, lock_terms
 from tclk_tui.protocol.naming import OFFER_ROOM, deal_room
-from tclk_tui.protocol.panel import Panel, panel_of, vote_deadline
+from tclk_tui.protocol.panel import Panel, panel_of
+from tclk_tui.protocol.side_lines import (
+    encode_statement,
+    encode_vote_commit,
+    encode_vote_reveal,
+    try_parse_statement,
+)
 from tclk_tui.protocol.transcript import TranscriptRecord, fold_transcript
 from tclk_tui.technocore.errors import VenueError
 
@@ -55,6 +61,7 @@ if TYPE_CHECKING:
     from tclk_tui.engine.wallet import Wallet
 
 SETTING_CASE = "case:"
+SETTING_OPENED = "vote-opened:"
 VOTE_ENTRY = "vote/"
 
 
@@ -81,6 +88,11 @@ class CaseView:
     claim_by_ms: int
     refund_after_ms: int
     note: str = ""
+    money_text: str = ""  # the amount as money (engine.money)
+
+    @property
+    def amount_text(self) -> str:
+        return self.money_text or f"{self.amount} {self.asset}"
 
     @property
     def what(self) -> str:
@@ -93,7 +105,9 @@ class RefereeDesk:
     def __init__(self, wallet: Wallet) -> None:
         self._w = wallet
         self._rooms: dict[str, list[TranscriptRecord]] = {}
-        self._locks: dict[str, tuple[str, bool, str]] = {}  # offer id -> (ref, verified, why)
+        # offer id -> (ref, verified, what the rail said, the status it was asked at)
+        self._locks: dict[str, tuple[str, bool, str, str]] = {}
+        self._members: tuple[int, frozenset[str]] = (-1, frozenset())  # board size, panels
         # offer id -> the jurors a hash-lock dealer cannot seal to yet, from the last refresh
         self._notes_missing: dict[str, tuple[str, ...]] = {}
 
@@ -129,6 +143,19 @@ class RefereeDesk:
                 ids.append(row.offer_id)
         return ids
 
+    def panel_members(self) -> set[str]:
+        """Everyone on the panels of offers naming this wallet (a dealer seals us a share)."""
+        did, board = self._w.did, self._w.board
+        if self._members[0] == len(board):  # offers are only ever added: count, not re-read
+            return set(self._members[1])
+        out: set[str] = set()
+        for offer in board.naming(did):
+            panel = self._panel(offer)
+            if panel is not None and did in panel.members:
+                out.update(panel.members)
+        self._members = (len(board), frozenset(out))
+        return out
+
     def _state(self, offer_id: str) -> tuple[ContractState, dict, Panel]:
         board = self._w.board
         offer, record = board.offer_frame(offer_id), board.offer_record(offer_id)
@@ -157,7 +184,7 @@ class RefereeDesk:
         lines = self._w.board.panel_lines(offer_id)
         meta = self._meta(offer_id)
         check = self._locks.get(offer_id)
-        if state.status != "locked":
+        if state.rail_ref is None:
             lock_detail, verified = "no lock announced", None
         elif check is None or check[0] != state.rail_ref:
             lock_detail, verified = "not checked on the rail yet", None
@@ -171,6 +198,8 @@ class RefereeDesk:
             decision=meta.get("decision", "pending"), lock_detail=lock_detail,
             lock_verified=verified, claim_by_ms=offer["claimByMs"],
             refund_after_ms=offer["refundAfterMs"],
+            money_text=money(offer["amount"], offer["asset"], offer["rails"],
+                             self._w.rails).text,
             note="" if self._w.did in lines or not self._mints(offer, panel) else
             "publish the statement before anyone can accept")
 
@@ -210,7 +239,9 @@ class RefereeDesk:
                     continue
                 self._rooms[room] = [r.transcript for r in export.verified]
                 state, _, _ = self._state(offer_id)
-            if state.status == "locked" and state.rail and state.rail_ref:
+            if state.rail and state.rail_ref and (state.status == "locked"
+                                                  or offer_id not in self._locks
+                                                  or self._locks[offer_id][3] != state.status):
                 await self._check_lock(offer_id, state, state.rail, state.rail_ref)
             if state.status == "proposed" and self._deals_shares(offer_id):
                 self._notes_missing[offer_id] = await self._unsealable(offer_id)
@@ -244,18 +275,27 @@ class RefereeDesk:
     async def _check_lock(self, offer_id: str, state: ContractState, rail_id: str,
                           ref: str) -> None:
         """Ask the rail whether the lock announced under `ref` holds the deal's terms."""
+        status = state.status
         rail = self._w.rails.get(rail_id)
         if rail is None:
             self._locks[offer_id] = (ref, False,
-                                     f"this wallet has no {rail_id} rail to check it on")
+                                     f"this wallet has no {rail_id} rail to check it on", status)
             return
         try:
             ok = bool(await rail.verify_lock(lock_terms(state), ref))
+            on_rail = await rail.lock_status(ref)
         except Exception as exc:  # a rail that cannot answer has not shown a lock
-            self._locks[offer_id] = (ref, False, f"rail check failed: {exc}")
+            self._locks[offer_id] = (ref, False, f"rail check failed: {exc}", status)
             return
-        self._locks[offer_id] = (ref, ok, "lock verified with matching terms" if ok
-                                 else "the rail holds no lock with these terms under that ref")
+        if on_rail in ("claimed", "refunded"):  # settled: what the rail says now, as it is
+            earlier = self._locks.get(offer_id)
+            ok = ok or (earlier is not None and earlier[0] == ref and earlier[1])
+            detail = f"{on_rail} on {rail_id} (ref {ref})"
+        elif ok:
+            detail = "lock verified with matching terms"
+        else:
+            detail = "the rail holds no lock with these terms under that ref"
+        self._locks[offer_id] = (ref, ok, detail, status)
 
     # -- minting -----------------------------------------------------------------------------
 
@@ -279,7 +319,7 @@ class RefereeDesk:
                 statement = await self._deal_hash_shares(offer, panel)
         except (TclkError, ValueError) as exc:
             raise EngineError(f"cannot mint for this offer: {exc}") from None
-        await self._w.outbox.publish(OFFER_ROOM, statement_line(offer_id, statement))
+        await self._w.outbox.publish(OFFER_ROOM, encode_statement(offer_id, statement))
         return self.case(offer_id)
 
     async def _deal_hash_shares(self, offer: dict, panel: Panel) -> str:
@@ -327,12 +367,13 @@ class RefereeDesk:
             if round_.jurors and any(j.committed for j in round_.jurors):
                 facts.append(GateFact("vote round", None, ", ".join(
                     f"{v}: {n}" for v, n in round_.counts.items()) or "no opened votes yet"))
-        return GateRequest(action="arbiter-release", deal_id=offer_id, contract=state.contract,
-                           facts=tuple(facts), blockers=tuple(blockers),
-                           confirm_code=code_for(state.contract),
-                           created_ms=now, token=_secrets.token_hex(8))
+        return self._w.stated.state(GateRequest(
+            action="arbiter-release", deal_id=offer_id, contract=state.contract,
+            facts=tuple(facts), blockers=tuple(blockers), confirm_code=code_for(state.contract),
+            created_ms=now, token=_secrets.token_hex(8)))
 
     async def confirm_release(self, request: GateRequest, typed_code: str = "") -> CaseView:
+        request = self._w.stated.stated(request)  # a request this wallet stated, never a face's
         if request.action != "arbiter-release":
             raise GateRefused("not a release request")
         await self.refresh()
@@ -357,6 +398,7 @@ class RefereeDesk:
         except EngineError as exc:
             raise GateRefused(f"could not deliver to the payee: {exc}") from None
         self._set_meta(request.deal_id, decision="released")
+        self._w.stated.answered(request)
         self._w.events.publish(Notice("info", f"case {request.deal_id[:10]}…: released "
                                       f"{self.case(request.deal_id).what} to the payee"))
         return self.case(request.deal_id)
@@ -382,13 +424,14 @@ class RefereeDesk:
     # -- the commit-reveal round -------------------------------------------------------------
 
     def round_view(self, offer_id: str) -> RoundView:
-        state, offer, panel = self._state(offer_id)
+        state, offer, _ = self._state(offer_id)
         if state.contract is None:
             raise EngineError("no contract yet: a round runs in the deal room after the accept")
         records = self._rooms.get(deal_room(state.contract), [])
-        jurors = panel.members
-        return read_round(state.contract, records, jurors, vote_deadline(offer, panel),
-                          now_ms=self._w.now_ms())
+        view = offer_round(offer, state.contract, records, now_ms=self._w.now_ms())
+        if view is None:
+            raise EngineError("this case's offer names no panel: it has no vote round")
+        return view
 
     def has_committed(self, contract: str) -> bool:
         return self._w.vault.backend.get(VOTE_ENTRY + contract) is not None
@@ -423,7 +466,8 @@ class RefereeDesk:
         # The salt seals the vote: durable in the vault before the commitment is published.
         self._w.vault.backend.put(VOTE_ENTRY + state.contract,
                                   f"{vote.salt} {vote.verdict}".encode())
-        await self._w.outbox.publish(deal_room(state.contract), commit_line(vote.commitment))
+        await self._w.outbox.publish(deal_room(state.contract),
+                                     encode_vote_commit(vote.commitment))
         await self.refresh()
         return self.round_view(offer_id)
 
@@ -438,15 +482,26 @@ class RefereeDesk:
         raw = self._w.vault.backend.get(VOTE_ENTRY + view.contract)
         if raw is None:
             raise EngineError("this wallet has no commitment in this round")
+        mine = next((j for j in view.jurors if j.did == self._w.did), None)
+        opened = SETTING_OPENED + view.contract
+        if (mine is not None and mine.opened) or self._w.journal.get_setting(opened):
+            raise EngineError("this wallet already opened its vote in this round: a second "
+                              "opening would only be flagged")
+        self._w.journal.set_setting(opened, "1")  # before the line: two calls post one
         salt, _, verdict = bytes(raw).decode().partition(" ")
-        await self._w.outbox.publish(deal_room(view.contract), reveal_line(salt, verdict))
+        try:
+            line = encode_vote_reveal(salt, verdict)
+        except TclkError as exc:
+            raise EngineError(f"this wallet's commitment cannot be opened: {exc}") from None
+        await self._w.outbox.publish(deal_room(view.contract), line)
         await self.refresh()
         return self.round_view(offer_id)
 
 
 def statement_lines(records: list[TranscriptRecord], offer_id: str) -> list[TranscriptRecord]:
     """The signed statement side-lines naming one offer (for an evidence bundle)."""
-    return [r for r in records if (parse_statement_line(r.line) or ("",))[0] == offer_id]
+    return [r for r in records
+            if (line := try_parse_statement(r.line)) is not None and line.offer_id == offer_id]
 
 
 __all__ = ["CaseView", "RefereeDesk", "statement_lines"]

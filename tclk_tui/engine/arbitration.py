@@ -1,15 +1,14 @@
 """The arbiter's and juror's desk: secret shares and commit-reveal votes (SPEC §8).
 
-Vote rounds ride the deal room as signed plain lines (not tclk/1 frames, so a fold skips them):
-`tclk1-vote commit <commitment>` first, then `tclk1-vote reveal <salt> <verdict>`. A reveal
-counts only when it opens that juror's own earlier commitment, and a commitment posted after
-any reveal of the round is late: that is what stops a juror from copying or adapting.
+Vote rounds ride the deal room as signed plain lines (`protocol.side_lines`; not tclk/1 frames,
+so a fold skips them): `tclk1-vote commit <commitment>` first, then
+`tclk1-vote reveal <salt> <verdict>`. How a round is counted is engine.vote_round's one
+reading, under the round's deadline.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Awaitable, Callable, Collection, Iterable
+from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
@@ -24,10 +23,10 @@ from tclk_tui.protocol.arbitration import (
 )
 from tclk_tui.protocol.errors import TclkError
 from tclk_tui.protocol.locks import verify_secret
-from tclk_tui.protocol.transcript import TranscriptRecord, verify_transcript_record
+from tclk_tui.protocol.side_lines import encode_vote_commit, encode_vote_reveal
+from tclk_tui.protocol.transcript import TranscriptRecord
 
 ShareKind = Literal["preimage", "witness"]
-VOTE_PREFIX = "tclk1-vote "
 _T = TypeVar("_T")
 
 
@@ -59,11 +58,11 @@ class VoteCommit:
 
     @property
     def commit_line(self) -> str:
-        return commit_line(self.commitment)
+        return encode_vote_commit(self.commitment)
 
     @property
     def reveal_line(self) -> str:
-        return reveal_line(self.salt, self.verdict)
+        return encode_vote_reveal(self.salt, self.verdict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,14 +72,6 @@ class Tally:
     reveals: dict[str, str] = field(default_factory=dict)  # juror DID -> verdict (opened)
     counts: dict[str, int] = field(default_factory=dict)  # verdict -> votes
     problems: tuple[str, ...] = ()
-
-
-def commit_line(commitment: str) -> str:
-    return f"{VOTE_PREFIX}commit {commitment}"
-
-
-def reveal_line(salt: str, verdict: str) -> str:
-    return f"{VOTE_PREFIX}reveal {salt} {verdict}"
 
 
 def _guard(call: Callable[..., _T], *args: Any) -> _T:
@@ -114,6 +105,7 @@ def commit_vote(contract: str, verdict: str) -> VoteCommit:
                                "on the venue (it trims them)")
     salt = generate_salt()
     commitment = _guard(vote_commitment, contract, verdict, salt)
+    _guard(encode_vote_reveal, salt, verdict)  # the opening must fit a room line too
     return VoteCommit(contract=contract, verdict=verdict, salt=salt, commitment=commitment)
 
 
@@ -121,71 +113,16 @@ def verify_vote(commitment: str, contract: str, verdict: str, salt: str) -> bool
     return verify_vote_commitment(commitment.strip(), contract.strip(), verdict, salt.strip())
 
 
-def tally(contract: str, records: Iterable[TranscriptRecord],
-          jurors: Collection[str] | None = None) -> Tally:
-    """Count a commit-reveal round from signed deal-room records, in venue order.
-
-    Only the panel's `jurors` vote: a did:key costs nothing to mint, so a line from anyone else
-    is ignored (and said so), however many there are. With no panel named nothing is counted.
-    """
-    panel = None if jurors is None else {j.strip() for j in jurors if j.strip()}
-    commits: dict[str, str] = {}
-    reveals: dict[str, str] = {}
-    problems: list[str] = []
-    outsiders: set[str] = set()
-    revealing = False
-    for record in records:
-        if not record.line.startswith(VOTE_PREFIX):
-            continue
-        if not verify_transcript_record(record).ok:
-            problems.append(f"seq {record.seq}: vote line with a bad signature ignored")
-            continue
-        body = record.line[len(VOTE_PREFIX):]
-        juror = record.sender
-        if panel is not None and juror not in panel:
-            if juror not in outsiders:
-                outsiders.add(juror)
-                problems.append(f"seq {record.seq}: vote from {juror}, who is not on the "
-                                "panel, ignored")
-            continue
-        if body.startswith("commit "):
-            if revealing:
-                problems.append(f"seq {record.seq}: commitment after reveals began ignored")
-            elif juror in commits:
-                problems.append(f"seq {record.seq}: second commitment from one juror ignored")
-            else:
-                commits[juror] = body[len("commit "):].strip()
-        elif body.startswith("reveal "):
-            revealing = True
-            salt, _, verdict = body[len("reveal "):].partition(" ")
-            if juror not in commits:
-                problems.append(f"seq {record.seq}: reveal without a commitment ignored")
-            elif juror in reveals:
-                problems.append(f"seq {record.seq}: second reveal from one juror ignored")
-            elif verify_vote_commitment(commits[juror], contract, verdict, salt):
-                reveals[juror] = verdict
-            else:
-                problems.append(f"seq {record.seq}: reveal does not open its commitment")
-        else:
-            problems.append(f"seq {record.seq}: unreadable vote line")
-    counts = Counter(reveals.values())
-    if not panel:
-        if reveals:
-            problems.append("no panel named: opened votes are shown but none is counted "
-                            "(name the jurors)")
-        counts = Counter()
-    return Tally(contract=contract, commits=commits, reveals=reveals,
-                 counts=dict(counts.most_common()), problems=tuple(problems))
-
-
 class ArbitrationDesk:
     """The wallet's arbiter/juror desk: pure share and vote maths, plus reading and posting a
     round in a contract's deal room through the wallet's venue client and outbox."""
 
     def __init__(self, read_room: Callable[[str], Awaitable[list[TranscriptRecord]]],
-                 post_line: Callable[[str, str], Awaitable[None]]) -> None:
+                 post_line: Callable[[str, str], Awaitable[None]],
+                 offer_of: Callable[[str], dict | None] = lambda contract: None) -> None:
         self._read_room = read_room
         self._post_line = post_line
+        self._offer_of = offer_of  # the offer a contract was accepted from, when known
 
     def split(self, kind: ShareKind, secret: str, parts: int) -> list[str]:
         if not isinstance(parts, int) or not 2 <= parts <= 64:
@@ -203,7 +140,11 @@ class ArbitrationDesk:
         return verify_vote(commitment, contract, verdict, salt)
 
     async def tally(self, contract: str, jurors: Collection[str] | None = None) -> Tally:
-        return tally(contract, await self._read_room(contract), jurors)
+        """The round as every other reader counts it (engine.vote_round.count_votes)."""
+        from tclk_tui.engine.vote_round import count_votes  # it builds on this module
+
+        return count_votes(contract, await self._read_room(contract),
+                           self._offer_of(contract.strip()), jurors)
 
     async def post_commit(self, vote: VoteCommit) -> None:
         await self._post_line(vote.contract, vote.commit_line)

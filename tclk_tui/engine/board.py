@@ -8,43 +8,23 @@ offer: the board is written by strangers.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 
 from tclk_tui.engine.decoded import DecodedLines
 from tclk_tui.engine.events import BoardChanged
 from tclk_tui.engine.views import BoardQuery, OfferRow
-from tclk_tui.protocol.errors import TclkError
+from tclk_tui.protocol.errors import LineError, TclkError
 from tclk_tui.protocol.ids import contract_id
 from tclk_tui.protocol.locks import is_valid_statement
 from tclk_tui.protocol.naming import OFFER_ROOM
 from tclk_tui.protocol.panel import Panel, panel_of, panel_statement
+from tclk_tui.protocol.side_lines import is_statement_line, parse_statement
 from tclk_tui.protocol.transcript import TranscriptRecord, VerifyResult
 from tclk_tui.technocore.verify import verify_records
 
-STATEMENT_LINE_PREFIX = "tclk1-statement "
-
-
-def statement_line(offer_id: str, statement: str) -> str:
-    """The signed side-line a payee-role offerer posts so the payer can build its accept.
-
-    tclk/1 has no field for a payee-minted statement in a payee-role offer (the reference's
-    issue #12); the payee publishes it beside the offer, signed by the same DID, and the payer
-    copies it into the accept. It is not a tclk/1 frame (the prefix differs), so reference
-    readers skip it.
-    """
-    return f"{STATEMENT_LINE_PREFIX}{offer_id} {statement}"
-
-
-def parse_statement_line(line: str) -> tuple[str, str] | None:
-    if not line.startswith(STATEMENT_LINE_PREFIX):
-        return None
-    parts = line[len(STATEMENT_LINE_PREFIX):].split(" ")
-    if len(parts) != 2:
-        return None
-    return parts[0], parts[1]
-
-
+AWAITING = "awaiting"
+"""The status of an offer whose statement (its payee's, or its panel's) is not out yet."""
 MAX_REJECT_REASONS = 64
 MAX_REJECT_REASON_CHARS = 240
 OTHER_REJECT_REASONS = "other reasons (not told apart past the first 64)"
@@ -53,8 +33,12 @@ OTHER_REJECT_REASONS = "other reasons (not told apart past the first 64)"
 class OffersBoard:
     """Offers by id, their status, and a tally of rejected lines by reason."""
 
-    def __init__(self, own_did: str | None = None) -> None:
+    def __init__(self, own_did: str | None = None,
+                 amount_text: Callable[[object, str, tuple[str, ...]], tuple[str, str]]
+                 | None = None) -> None:
         self.own_did = own_did
+        # How an offer's amount reads as money here (engine.money); minimal units without it.
+        self._amount_text = amount_text
         self._rows: dict[str, OfferRow] = {}
         self._frames: dict[str, dict] = {}
         self._records: dict[str, TranscriptRecord] = {}
@@ -144,9 +128,12 @@ class OffersBoard:
             return "rejected", f"record from room {record.room}, not {OFFER_ROOM}"
         if not verdict.ok:
             return "rejected", str(verdict.reason)
-        statement = parse_statement_line(record.line)
-        if statement is not None:
-            return self._ingest_statement(record, *statement)
+        if is_statement_line(record.line):
+            try:
+                line = parse_statement(record.line)
+            except LineError as exc:
+                return "rejected", str(exc)
+            return self._ingest_statement(record, line.offer_id, line.statement)
         frame, reason = decoded.decode(record.line)
         if frame is None:
             return "rejected", str(reason)
@@ -166,6 +153,9 @@ class OffersBoard:
         if offer_id in self._rows:
             return "rejected", "offer already on the board"
         job = frame.get("job")
+        rails = tuple(frame["rails"])
+        units, text = (self._amount_text(frame["amount"], frame["asset"], rails)
+                       if self._amount_text is not None else ("", ""))
         row = OfferRow(
             offer_id=offer_id,
             sender=record.sender,
@@ -173,7 +163,7 @@ class OffersBoard:
             amount=frame["amount"],
             asset=frame["asset"],
             lock=frame["lock"],
-            rails=tuple(frame["rails"]),
+            rails=rails,
             claim_by_ms=frame["claimByMs"],
             refund_after_ms=frame["refundAfterMs"],
             expires_ms=frame["expiresMs"],
@@ -184,11 +174,27 @@ class OffersBoard:
             ts_ms=record.timestamp_ms,
             job=f"{job['proto']}:{job['id']}" if isinstance(job, dict) else "",
             line=record.line,
+            money_units=units,
+            money_text=text,
         )
         self._frames[offer_id] = frame
         self._records[offer_id] = record
+        if row.status == "open" and self._awaits_statement(offer_id):
+            row = replace(row, status=AWAITING)
         self._rows[offer_id] = self._with_clock_status(row)
         return "added", offer_id
+
+    def _awaits_statement(self, offer_id: str) -> bool:
+        """An offer nobody can accept yet: its payee (or its panel) mints the statement and
+        has not published it (the accept must carry it)."""
+        offer = self._frames[offer_id]
+        needs = offer["role"] == "payee" or _panel(offer) is not None
+        return needs and self.published_statement(offer_id) is None
+
+    def _statement_in(self, offer_id: str) -> None:
+        row = self._rows.get(offer_id)
+        if row is not None and row.status == AWAITING and not self._awaits_statement(offer_id):
+            self._rows[offer_id] = self._with_clock_status(replace(row, status="open"))
 
     def _ingest_accept(self, record: TranscriptRecord, frame: dict) -> tuple[str, str]:
         offer_id = frame["ref"]
@@ -235,6 +241,7 @@ class OffersBoard:
         if not is_valid_statement(offer["lock"], statement):
             return "rejected", f"statement does not fit a {offer['lock']} lock"
         self._statements.setdefault(offer_id, statement)
+        self._statement_in(offer_id)
         return "updated", offer_id
 
     def _ingest_panel_line(self, record: TranscriptRecord, offer: dict, panel: Panel,
@@ -249,12 +256,13 @@ class OffersBoard:
         if not is_valid_statement(lock, statement):
             return "rejected", f"statement does not fit a {lock} lock"
         self._panel_lines.setdefault(offer_id, {}).setdefault(record.sender, statement)
+        self._statement_in(offer_id)
         return "updated", offer_id
 
     # -- clock and hints ----------------------------------------------------------------------
 
     def _with_clock_status(self, row: OfferRow) -> OfferRow:
-        if row.status == "open" and self._now_ms >= row.expires_ms:
+        if row.status in ("open", AWAITING) and self._now_ms >= row.expires_ms:
             return replace(row, status="expired")
         return row
 
@@ -262,7 +270,7 @@ class OffersBoard:
         """Expire offers whose `expiresMs` has passed; cheap enough to call every second."""
         self._now_ms = now_ms
         expired = [oid for oid, row in self._rows.items()
-                   if row.status == "open" and now_ms >= row.expires_ms]
+                   if row.status in ("open", AWAITING) and now_ms >= row.expires_ms]
         for oid in expired:
             self._rows[oid] = replace(self._rows[oid], status="expired")
         return BoardChanged(updated=tuple(expired))
@@ -289,6 +297,18 @@ class OffersBoard:
 
     def accept_of(self, offer_id: str) -> tuple[TranscriptRecord, dict] | None:
         return self._accepts.get(offer_id)
+
+    def naming(self, text: str) -> list[dict]:
+        """The offers whose signed line contains `text` (a DID a panel names), unsorted: cheap
+        enough to ask once a second of a 20,000-offer board."""
+        return [self._frames[oid] for oid, row in self._rows.items() if text in row.line]
+
+    def offer_of_contract(self, contract: str) -> dict | None:
+        """The offer whose accept on the board makes `contract`, if one does."""
+        for offer_id, (_record, frame) in self._accepts.items():
+            if frame.get("contract") == contract:
+                return self._frames.get(offer_id)
+        return None
 
     def published_statement(self, offer_id: str) -> str | None:
         """The statement an accept must carry: the payee-offerer's, or the one the offer's

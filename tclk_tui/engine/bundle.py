@@ -10,16 +10,17 @@ facts cannot be re-checked offline and the audit says so.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
-from tclk_tui.engine.arbitration import VOTE_PREFIX
-from tclk_tui.engine.audit import panel_round
-from tclk_tui.engine.board import parse_statement_line
+from tclk_tui.engine.audit import panel_round, round_problems
 from tclk_tui.protocol.errors import TclkError
 from tclk_tui.protocol.naming import OFFER_ROOM, deal_room
 from tclk_tui.protocol.panel import check_statement
+from tclk_tui.protocol.side_lines import is_statement_line, is_vote_line, try_parse_statement
 from tclk_tui.protocol.transcript import (
+    FoldStep,
     TranscriptRecord,
     fold_transcript,
     verify_transcript_record,
@@ -54,14 +55,15 @@ async def build_bundle(wallet: Wallet, deal_id: str) -> dict[str, Any]:
     """The evidence of one of our deals (or a case we referee), as a JSON-safe dict."""
     deal = wallet.deal(deal_id)
     contract = deal.state.contract
-    board = [deal.offer_record, *deal.board_records]
+    board = deal.board_transcript()  # the offer, the accept it is bound to, the rest
     statements = [r for r in wallet.evidence.records(OFFER_ROOM)
-                  if (parse_statement_line(r.line) or ("",))[0] == deal.deal_id]
+                  if (line := try_parse_statement(r.line)) is not None
+                  and line.offer_id == deal.deal_id]
     room_records = list(deal.room_records)
     if contract is not None:
         kept = {(r.seq, r.line) for r in room_records}
         room_records += [r for r in wallet.evidence.records(deal_room(contract))
-                         if (r.seq, r.line) not in kept and r.line.startswith(VOTE_PREFIX)]
+                         if (r.seq, r.line) not in kept and is_vote_line(r.line)]
         room_records.sort(key=lambda r: r.seq)
     rail: dict[str, Any] | None = None
     state = deal.state
@@ -85,11 +87,16 @@ async def build_bundle(wallet: Wallet, deal_id: str) -> dict[str, Any]:
         "format": FORMAT, "deal": deal.deal_id, "contract": contract,
         "status": fold.state.status if fold.state else None,
         "rooms": rooms,
-        "fold": [{"room": s.room, "seq": s.seq, "type": s.type, "ok": s.ok,
-                  "reason": s.reason} for s in fold.steps],
+        "fold": _steps(fold.steps),
         "rail": rail, "round": round_.to_dict() if round_ is not None else None,
         "made_by": wallet.did, "made_ms": wallet.now_ms(),
     }
+
+
+def _steps(steps: Iterable[FoldStep]) -> list[dict[str, Any]]:
+    """A fold's steps as a bundle claims them (and the audit re-folds them)."""
+    return [{"room": s.room, "seq": s.seq, "type": s.type, "ok": s.ok, "reason": s.reason}
+            for s in steps]
 
 
 def read_bundle(text: str) -> dict[str, Any] | None:
@@ -126,12 +133,12 @@ def audit_bundle(name: str, data: dict[str, Any]) -> dict[str, Any]:
             out["problems"].append(f"unreadable deal room records: {exc}")
     everything = [*board, *room]
     out["records"] = len(everything)
-    for record in everything:
+    for record in everything:  # a bundle holds only signed records: any failure is forged
         verdict = verify_transcript_record(record)
         if not verdict.ok:
             out["unverified"] += 1
             out["problems"].append(f"{record.room} #{record.seq}: {verdict.reason}")
-    frames = [r for r in board if parse_statement_line(r.line) is None]
+    frames = [r for r in board if not is_statement_line(r.line)]
     fold = fold_transcript([*frames, *room])
     if fold.state is None:
         out["problems"].append("the records open no contract")
@@ -139,11 +146,21 @@ def audit_bundle(name: str, data: dict[str, Any]) -> dict[str, Any]:
     out["status"] = fold.state.status
     if fold.state.contract != contract:
         out["problems"].append("the records make another contract than the bundle names")
+    if data.get("deal") != fold.state.offer["id"]:
+        out["problems"].append(f"the bundle claims deal {str(data.get('deal'))[:20]!r}; its "
+                               f"records make offer {fold.state.offer['id'][:20]}")
     if data.get("status") != fold.state.status:
         out["problems"].append(f"the bundle claims {data.get('status')!r}; its records fold "
                                f"to {fold.state.status!r}")
-    lines = {r.sender: parsed[1] for r in board
-             if (parsed := parse_statement_line(r.line)) is not None
+    steps = _steps(fold.steps)
+    claimed = data.get("fold")
+    if claimed != steps:
+        at = next((i for i, (a, b) in enumerate(zip(claimed or [], steps, strict=False))
+                   if a != b), min(len(claimed) if isinstance(claimed, list) else 0, len(steps)))
+        out["problems"].append(f"the bundle's fold steps differ from what its records re-fold "
+                               f"to (first at step {at + 1})")
+    lines = {r.sender: parsed.statement for r in board
+             if (parsed := try_parse_statement(r.line)) is not None
              and verify_transcript_record(r).ok}
     ok, why = check_statement(fold.state.offer, fold.state.statement, lines)
     if ok is False:
@@ -152,6 +169,8 @@ def audit_bundle(name: str, data: dict[str, Any]) -> dict[str, Any]:
     out["round"] = round_.to_dict() if round_ is not None else None
     if out["round"] != data.get("round"):
         out["problems"].append("the bundle's vote round differs from what its records say")
+    if isinstance(contract, str):
+        out["problems"] += round_problems(contract, round_)
     if data.get("rail"):
         out["rail"] = data["rail"]
     return out

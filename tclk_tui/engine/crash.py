@@ -26,6 +26,8 @@ CRASH_POINTS = (
     "evm-claim-sent",
     "evm-refund-signed",
     "evm-refund-sent",
+    "evm-approve-signed",
+    "evm-approve-sent",
 )
 
 

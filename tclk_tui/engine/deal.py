@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import logging
 import secrets as _secrets
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,6 +29,7 @@ from tclk_tui.engine.gates import (
     wrong_code,
 )
 from tclk_tui.engine.legal import DEAL_ACTIONS, Legal, Prospect, in_play, judge, prospect
+from tclk_tui.engine.money import Money, money
 from tclk_tui.engine.ports import DealContext
 from tclk_tui.engine.side_lines import read_side_line
 from tclk_tui.engine.views import Deadlines, DealView, RecordView, TimelineEntry
@@ -37,14 +39,16 @@ from tclk_tui.protocol.errors import RailError, TclkError
 from tclk_tui.protocol.locks import verify_secret
 from tclk_tui.protocol.machine import ContractState, lock_terms
 from tclk_tui.protocol.naming import OFFER_ROOM, deal_room
+from tclk_tui.protocol.panel import panel_of
 from tclk_tui.protocol.rails import normalize_rail_id, rail_in_offer
 from tclk_tui.protocol.transcript import (
     TranscriptRecord,
     fold_transcript,
     verify_transcript_record,
 )
-from tclk_tui.rails.base import LockTerms, SettlementRail
+from tclk_tui.rails.base import LockQuote, LockTerms, SettlementRail
 
+log = logging.getLogger(__name__)
 
 def claim_message(contract: str) -> bytes:
     """The message a point-lock pre-signature signs on the rehearsal rails.
@@ -61,11 +65,13 @@ def short(did: str | None) -> str:
     return f"{did[:12]}…{did[-4:]}" if len(did) > 20 else did
 
 
-def describe_frame(frame: dict) -> str:
-    """A frame in plain words for the transcript view (values are quoted, never interpreted)."""
+def describe_frame(frame: dict, amount_text: str | None = None) -> str:
+    """A frame in plain words for the transcript view (values are quoted, never interpreted);
+    an offer's amount as `amount_text` says it reads (engine.money), when given."""
     kind = frame.get("type")
     if kind == "offer":
-        return (f"offer: {frame['role']} {frame['amount']} {frame['asset']} under a "
+        shown = amount_text or f"{frame['amount']} {frame['asset']}"
+        return (f"offer: {frame['role']} {shown} under a "
                 f"{frame['lock']} lock on {', '.join(frame['rails'])}")
     if kind == "accept":
         return f"accept with statement {frame['statement'][:14]}…"
@@ -86,6 +92,9 @@ def describe_frame(frame: dict) -> str:
 
 
 UNKNOWN = "unknown"
+MAX_REFUSED_SHOWN = 16
+ROOM_KEPT_MS = 7 * 24 * 3_600_000
+"""The venue reaps a room after 7 idle days: a settled deal's room is not read past that."""
 """A deal's shown status when its rail and its transcript disagree (see `disagreement`)."""
 LOCK_MARGIN_MS = 120_000
 """The lock gate closes this long before refundAfterMs: venue stamps lag the local clock."""
@@ -125,11 +134,28 @@ class DealSession:
     # own line is read back before the follower delivers what landed just ahead of it).
     board_records: list[TranscriptRecord] = field(default_factory=list)
     room_records: list[TranscriptRecord] = field(default_factory=list)
+    # The accept this deal is bound to, forever: the first valid accept this wallet journaled
+    # (public on the board, or `private`: a sealed letter whose seq counts in its own room).
+    # Once set, the fold is the offer, this accept, then everything else (see `_records`).
+    accept_record: TranscriptRecord | None = None
+    accept_private: bool = False
+    # Journals the accept the moment it binds (the book sets it), so a restart rebuilds the
+    # same deal.
+    on_bound: Callable[[DealSession], None] | None = field(default=None, repr=False)
+    # Our own private accept, signed for the board and journaled before it was sealed to the
+    # offerer ({kind, nonce, sig, line}): a restart sends this very letter again if the deal
+    # is not bound yet.
+    letter: dict | None = field(default=None, repr=False)
+    # Private accepts refused since this wallet opened (sender, why): never journaled.
+    refused_letters: list[tuple[str, str]] = field(default_factory=list, repr=False)
     lock_check: LockCheck | None = None
     # The rail's own word on the lock (locked, claimed, refunded; None: unknown or not asked),
     # shown beside the transcript's status; see `watch_rail`.
     rail_status: str | None = None
     rail_check: RailCheck | None = None  # the rails' word on this contract (see check_rail)
+    # What locking would take from this wallet's account on a value-moving rail, and which
+    # rail it was read for (see quote_lock): the lock gate's balance, gas and margin.
+    lock_quote: tuple[str, LockQuote] | None = None
     _state: ContractState | None = None
     _steps: tuple = ()
     _badges: dict[tuple[str, int, str], bool] = field(default_factory=dict, repr=False)
@@ -160,10 +186,19 @@ class DealSession:
         return state.status != "proposed" and self.ctx.did not in (state.payer_did,
                                                                     state.payee_did)
 
+    def board_transcript(self) -> list[TranscriptRecord]:
+        """The offer, then the accept the deal is bound to, then every other board record in
+        board order: the deal's records before its room, in the order they are folded."""
+        bound = self.accept_record
+        if bound is None:
+            return [self.offer_record, *self.board_records]
+        return [self.offer_record, bound, *(r for r in self.board_records if r != bound)]
+
     def _records(self) -> list[TranscriptRecord]:
         # Board records first: once a contract exists nothing further on the board can move it,
-        # and its room holds only records written after the accept.
-        return [self.offer_record, *self.board_records, *self.room_records]
+        # and its room holds only records written after the accept. Records of different rooms
+        # are never ordered by their seqs: the bound accept goes first whatever its seq says.
+        return [*self.board_transcript(), *self.room_records]
 
     def _refold(self) -> bool:
         fold = fold_transcript(self._records())
@@ -171,9 +206,32 @@ class DealSession:
             raise TclkError("tclk: the offer record does not open a contract")
         before = self._state.status if self._state is not None else None
         self._state, self._steps = fold.state, tuple(fold.steps)
+        if self.accept_record is None and fold.state.contract is not None:
+            self._bind(self._records())
+            fold = fold_transcript(self._records())  # the same state, its steps in this order
+            assert fold.state is not None
+            self._state, self._steps = fold.state, tuple(fold.steps)
         if before != self._state.status:
             self.rail_check = None  # read against another transcript: ask the rail again
         return before != self._state.status
+
+    def _bind(self, records: list[TranscriptRecord]) -> None:
+        """Pin the accept the fold just took: from now on no other accept is folded first."""
+        for record, step in zip(records, self._steps, strict=False):
+            if step.ok and step.type == "accept":
+                self._pin(record, private=False)
+                return
+
+    def _pin(self, record: TranscriptRecord, *, private: bool) -> None:
+        """Bind to `record` and journal it; if the journal refuses, nothing is bound (the
+        next fold or letter binds again, and journals it then)."""
+        self.accept_record, self.accept_private = record, private
+        try:
+            if self.on_bound is not None:
+                self.on_bound(self)
+        except BaseException:
+            self.accept_record, self.accept_private = None, False
+            raise
 
     def ingest_board(self, record: TranscriptRecord) -> bool:
         """An accept or cancel naming our offer; True when it changed the contract's status."""
@@ -184,6 +242,52 @@ class DealSession:
         changed = self._refold()
         self._announce(changed)
         return changed
+
+    def ingest_private(self, record: TranscriptRecord) -> str | None:
+        """A private accept (its record signed for the board, its seq the sealed line's): it
+        binds the deal if nothing has yet, else it is refused. None once it binds (or is the
+        accept the deal is bound to already); otherwise why it was refused."""
+        bound = self.accept_record
+        if bound is not None:
+            if (bound.line, bound.signature) == (record.line, record.signature):
+                return None
+            why = f"the offer is already bound to {self.accepted_by()}"
+        else:
+            trial = fold_transcript([*self.board_transcript(), record])
+            last = trial.steps[-1]
+            if last.ok and last.type == "accept":
+                self._pin(record, private=True)
+                self._announce(self._refold())
+                return None
+            why = (last.reason or "refused by the fold").removeprefix("tclk: ")
+        if len(self.refused_letters) < MAX_REFUSED_SHOWN:
+            self.refused_letters.append((record.sender, why))
+        return why
+
+    def accepted_by(self) -> str:
+        """Which accept the deal is bound to, in words (empty while none is)."""
+        bound = self.accept_record
+        if bound is None:
+            return ""
+        how = "private" if self.accept_private else "public"
+        where = "a sealed letter" if self.accept_private else "on the board"
+        return (f"the {how} accept of {short(bound.sender)} ({where}), the first this wallet "
+                "journaled")
+
+    def refused_accepts(self) -> list[tuple[str, str]]:
+        """Every other accept this deal has seen (sender, why refused): those on the board and
+        the sealed ones refused since this wallet opened."""
+        out = []
+        for record, step in zip(self._records(), self._steps, strict=False):
+            if step.type == "accept" and not step.ok:
+                out.append((record.sender, self._accept_reason(step.reason)))
+        return [*out, *self.refused_letters][:MAX_REFUSED_SHOWN]
+
+    def _accept_reason(self, reason: str | None) -> str:
+        """The fold's reason for a refused accept, saying which accept won when one did."""
+        if self.accept_record is not None and (reason or "").startswith("accept in status"):
+            return f"the offer is already bound to {self.accepted_by()}"
+        return (reason or "refused").removeprefix("tclk: ")
 
     def ingest_room(self, records: list[TranscriptRecord]) -> bool:
         known = {(r.seq, r.line) for r in self.room_records}
@@ -254,6 +358,22 @@ class DealSession:
     def actions(self) -> frozenset[str]:
         return frozenset(a for a, legal in self.legal_actions().items() if legal.ok)
 
+    def room_live(self) -> bool:
+        """Whether the deal room is still worth reading: the deal is not settled, or it is
+        and a party's receipt is still missing (a settled deal's room is read until both
+        are in, while the venue may still hold the room: its 7 idle days after the last
+        record or deadline)."""
+        if self.room is None:
+            return False
+        if not self.state.terminal:
+            return True
+        parties = {self.state.payer_did, self.state.payee_did}
+        receipts = {record.sender for record, step in zip(self._records(), self._steps,
+                                                          strict=False)
+                    if step.ok and step.type == "receipt"}
+        last = max(self.venue_time_ms(), self.offer["refundAfterMs"])
+        return not parties <= receipts and self.ctx.now_ms() < last + ROOM_KEPT_MS
+
     def receipted(self) -> bool:
         """Whether the transcript already holds a valid receipt of ours: one is enough, and a
         second would only be noise in a finished deal's room."""
@@ -274,6 +394,7 @@ class DealSession:
 
     def view(self) -> DealView:
         state = self.state
+        shown = self.money(state.rail)
         records = []
         for record, step in zip(self._records(), self._steps, strict=False):
             frame = try_decode_frame(record.line)
@@ -283,10 +404,11 @@ class DealSession:
                 room=record.room, seq=record.seq, ts_ms=record.timestamp_ms,
                 sender=record.sender, verified=self._verified(record),
                 type=frame.get("type") if frame else side[0] if side else None,
-                summary=describe_frame(frame) if frame else side[1] if side
+                summary=describe_frame(frame, shown.text) if frame else side[1] if side
                 else record.line[:120],
-                ok=step.ok or side is not None, reason=None if side else step.reason,
-                mine=record.sender == self.ctx.did))
+                ok=step.ok or side is not None, mine=record.sender == self.ctx.did,
+                reason=None if side else self._accept_reason(step.reason)
+                if step.type == "accept" and not step.ok else step.reason))
         timeline = []
         for record, step in zip(self._records(), self._steps, strict=False):
             if step.ok and step.type in ("offer", "accept", "lock", "reveal", "refund",
@@ -325,7 +447,9 @@ class DealSession:
             note=note, rail_status=self.rail_check.status if self.rail_check else self.rail_status,
             rail_disagrees=self.rail_disagrees(),
             lock_facts=self.lock_check.facts if self.lock_check is not None else (),
-            rail_account=_account_text(rail))
+            rail_account=_account_text(rail),
+            money_text=shown.text, money_minimal=shown.minimal,
+            accepted_by=self.accepted_by(), refused_accepts=tuple(self.refused_accepts()))
 
     # -- the rail beside the transcript ---------------------------------------------------------
 
@@ -373,7 +497,7 @@ class DealSession:
                     "rail" + ("" if state.status == "claimed" else
                               " (no reveal frame posted yet)"), deal_id=self.deal_id))
         if self.role == "payee" and state.status == "locked" and self.lock_check is not None \
-                and getattr(rail, "moves_value", False):
+                and rail.moves_value:
             before = self.lock_check.verified
             await self.check_lock()
             changed = changed or before != self.lock_check.verified
@@ -454,7 +578,12 @@ class DealSession:
         if self.role == "payee" and self.state.status == "locked":
             await self.check_lock()
         self._announce(False)
-        return self.view()
+        view = self.view()
+        log.info("deal %s reconciled: the transcript says %s, the rail %s%s; legal now: %s",
+                 self.deal_id, self.state.status, view.rail_status or "nothing",
+                 " (they disagree)" if view.disagreement else "",
+                 ", ".join(sorted(view.actions)) or "nothing")
+        return view
 
     def venue_time_ms(self) -> int:
         """The latest venue stamp on any record of this deal: the venue's clock has passed it."""
@@ -502,15 +631,12 @@ class DealSession:
     def rail_kwargs(self, rail: SettlementRail) -> dict[str, Any]:
         """A rail that pays an address (evm-htlc) needs the payee's signed paymentKey: the
         address is derived from it, never taken from anyone's word."""
-        if getattr(rail, "requires_payment_key", False):
+        if rail.requires_payment_key:
             return {"payee_key": self.state.payee_key}
         return {}
 
     async def _verify_on(self, rail: SettlementRail, check: LockCheck) -> bool:
-        inspect = getattr(rail, "inspect_lock", None)
-        if inspect is None:
-            return bool(await rail.verify_lock(self.terms(), check.ref))
-        report = await inspect(self.terms(), check.ref, **self.rail_kwargs(rail))
+        report = await rail.inspect_lock(self.terms(), check.ref, **self.rail_kwargs(rail))
         check.facts = tuple(report.facts)
         check.detail = report.detail if report.ok else f"{report.rule}: {report.detail}"
         return bool(report.ok)
@@ -537,18 +663,61 @@ class DealSession:
                 return rail
         return None
 
-    # -- gates ---------------------------------------------------------------------------------
+    # -- amounts and the account ---------------------------------------------------------------
+
+    def money(self, rail: str | None = None) -> Money:
+        """The deal's amount as it reads on `rail` (or on the first offered rail that knows the
+        asset): exact units where the decimals are known, minimal units otherwise."""
+        rails = [rail] if rail else list(self.offer["rails"])
+        return money(self.offer["amount"], self.offer["asset"], rails, self.ctx.rails)
+
+    async def quote_lock(self, rail: str | None = None) -> LockQuote | None:
+        """Read what locking would take from this wallet's account on a value-moving rail
+        (balances, allowance, gas, the margin), for the lock gate; None when there is nothing
+        to read (not the payer, not accepted, a rail that moves no value)."""
+        state = self.state
+        chosen = rail or self._default_rail()
+        if self.role != "payer" or self.observer or state.status != "accepted" or not chosen:
+            return None
+        rail_obj = self._rail_for(chosen)
+        if rail_obj is None or not rail_obj.moves_value:
+            return None
+        try:
+            quote = await rail_obj.lock_quote(self.terms(), **self.rail_kwargs(rail_obj))
+        except Exception as exc:  # an unreachable node: the gate says so and refuses
+            quote = LockQuote(facts=(), problems=(f"could not read the account on {chosen}: "
+                                                  f"{exc}",), read_ms=self.ctx.now_ms())
+        if quote is not None:
+            self.lock_quote = (_canonical_rail(chosen), quote)
+        return quote
+
+    def _quote_facts(self, rail: str, facts: list[GateFact], blockers: list[str],
+                     now: int) -> None:
+        """The account's side of a lock on a value-moving rail, from the last quote."""
+        held = self.lock_quote
+        if held is None or held[0] != _canonical_rail(rail):
+            facts.append(GateFact("account", None, "not read yet (it is read again before "
+                                  "the lock is sent)"))
+            return
+        quote = held[1]
+        facts += [GateFact(label, None, value) for label, value in quote.facts]
+        covered = not quote.problems
+        facts.append(GateFact("account covers the lock", covered,
+                              f"yes (read {_ms_ago(now - quote.read_ms)})" if covered else
+                              "; ".join(quote.problems)))
+        blockers += [f"the account cannot cover this lock: {p}" for p in quote.problems]
+
 
     def _request(self, action: GateAction, facts: list[GateFact], blockers: list[str], *,
                  late: bool = False, code: str | None = None) -> GateRequest:
         if self.observer:
             blockers = ["this wallet is not a party to the contract: another accept came first",
                         *blockers]
-        return GateRequest(action=action, deal_id=self.deal_id, contract=self.state.contract,
-                           facts=tuple(facts), blockers=tuple(blockers), late=late,
-                           confirm_code=code, created_ms=self.ctx.now_ms(),
-                           token=_secrets.token_hex(8),
-                           prompt=code_prompt(code, digits_of="contract id") if code else "")
+        return self.ctx.stated.state(GateRequest(
+            action=action, deal_id=self.deal_id, contract=self.state.contract,
+            facts=tuple(facts), blockers=tuple(blockers), late=late, confirm_code=code,
+            created_ms=self.ctx.now_ms(), token=_secrets.token_hex(8),
+            prompt=code_prompt(code, digits_of="contract id") if code else ""))
 
     def _time_facts(self, now: int) -> list[GateFact]:
         o = self.offer
@@ -588,13 +757,16 @@ class DealSession:
             else:
                 facts.append(GateFact("settles value", None, "yes" if rail_obj.moves_value else
                                       "NO: rehearsal rail, settles nothing"))
-                window = getattr(rail_obj, "window_note", None)
+                window = rail_obj.window_note()
                 if window is not None:
-                    facts.append(GateFact("rail window", None, window()))
-                if getattr(rail_obj, "requires_payment_key", False) and not state.payee_key:
+                    facts.append(GateFact("rail window", None, window))
+                if rail_obj.requires_payment_key and not state.payee_key:
                     blockers.append(f"{chosen} pays the payee's paymentKey address, and the "
                                     "payee signed no paymentKey")
-        facts.append(GateFact("amount", None, f"{self.offer['amount']} {self.offer['asset']}"))
+        facts.append(GateFact("amount", None, self.money(chosen).gate_text))
+        if chosen is not None and (rail_obj := self._rail_for(chosen)) is not None \
+                and rail_obj.moves_value:
+            self._quote_facts(chosen, facts, blockers, now)
         facts.append(GateFact("payee", None, short(state.payee_did)))
         provenance = getattr(self.ctx, "provenance", None)
         if provenance is not None:  # an offer naming referees: the statement must be theirs
@@ -608,7 +780,7 @@ class DealSession:
             facts.append(GateFact("payee claim window", False,
                                   "already past claimByMs: the payee could only reveal late"))
         req = self._request("lock", facts, blockers)
-        return _with_rail(req, chosen)
+        return self.ctx.stated.state(_with_rail(req, chosen))
 
     def _default_rail(self) -> str | None:
         for rail_id in self.offer["rails"]:
@@ -632,15 +804,21 @@ class DealSession:
             facts += [GateFact(label, None, value) for label, value in check.facts]
             if not check.verified:
                 blockers.append(f"lock not verified on the rail: {check.detail}")
-            if check.presig_ok is False:
+            checked_on = self._rail_for(check.rail)
+            by_signature = checked_on is not None and checked_on.settles_by_signature
+            if check.presig_ok is False and by_signature:
                 facts.append(GateFact("adaptor pre-signature", False,
                                       "does not verify against the payer's payment key"))
                 blockers.append("the payer's pre-signature does not verify")
+            elif check.presig_ok is False:  # SPEC §3.3: presig is for rails that settle by it
+                facts.append(GateFact("adaptor pre-signature", None,
+                                      f"does not verify, but {check.rail} settles by secret, "
+                                      "not by signature: the claim does not need it"))
             elif check.presig_ok:
                 facts.append(GateFact("adaptor pre-signature", True, "verifies"))
         if state.statement:
             facts.append(GateFact("statement", None, state.statement[:18] + "…"))
-        facts.append(GateFact("amount", None, f"{self.offer['amount']} {self.offer['asset']}"))
+        facts.append(GateFact("amount", None, self.money(state.rail).gate_text))
         rail = self._rail_for(state.rail) if state.rail else None
         if rail is not None:
             facts.append(GateFact("settles value", None, "yes" if rail.moves_value else
@@ -700,15 +878,34 @@ class DealSession:
             return check.rail, check.ref
         return state.rail, state.rail_ref
 
+    async def fetch_secret(self) -> None:
+        """As payee of a deal whose referees hold the secret, read the sealed mail before
+        anything needs the secret: a released secret (or the last share) may be waiting
+        there, whichever face asks and whether or not anything else polled the mail."""
+        read_mail = getattr(self.ctx, "read_mail", None)
+        if (read_mail is None or self.role != "payee" or self.observer
+                or self.ctx.secrets.deal_secret(self.deal_id) is not None):
+            return
+        try:
+            named = panel_of(self.offer) is not None
+        except TclkError:
+            named = False
+        if named:
+            await read_mail()
+
     async def confirm(self, request: GateRequest, *, typed_code: str | None = None,
                       acknowledge_late: bool = False) -> DealView:
-        """Perform a gated action after re-checking every fact now."""
+        """Perform a gated action after re-checking every fact now, on a request this engine
+        stated (a face's made-up one is refused)."""
+        request = self.ctx.stated.stated(request)
         if request.deal_id != self.deal_id:
             raise GateRefused("this confirmation belongs to another deal")
         if request.action == "reveal":
+            await self.fetch_secret()
             await self.check_lock()
             fresh = self.request_reveal()
         elif request.action == "lock":
+            await self.quote_lock(_rail_of(request))  # the account, read again now
             fresh = _with_rail(self.request_lock(_rail_of(request)), _rail_of(request))
         elif request.action == "cancel":
             fresh = self.request_cancel()
@@ -724,6 +921,7 @@ class DealSession:
         if fresh.late and not acknowledge_late:
             raise GateRefused("the reveal is late (past claimByMs): acknowledge the risk first")
         await getattr(self, f"_do_{request.action}")(fresh)
+        self.ctx.stated.answered(request)
         return self.view()
 
     # -- the actions ---------------------------------------------------------------------------
@@ -836,8 +1034,7 @@ class DealSession:
 
 
 def _account_text(rail: SettlementRail | None) -> str:
-    text = getattr(rail, "account_text", None) if rail is not None else None
-    return text() if text is not None else ""
+    return rail.account_text() if rail is not None else ""
 
 
 async def _rail_status(rail: SettlementRail, ref: str) -> str | None:

@@ -11,8 +11,9 @@ from typing import Any
 
 from tclk_tui.engine.board import OffersBoard
 from tclk_tui.engine.deal import DealSession
-from tclk_tui.engine.errors import EngineError
+from tclk_tui.engine.errors import EngineError, journaling
 from tclk_tui.engine.events import EventBus, Notice
+from tclk_tui.engine.id_prefix import id_prefix
 from tclk_tui.engine.keeper import PaymentKeyPlan, SecretPlan, VaultKeeper
 from tclk_tui.engine.ports import DealContext
 from tclk_tui.engine.views import DealView
@@ -25,6 +26,15 @@ def _record_meta(record: TranscriptRecord) -> dict[str, Any]:
     return {"room": record.room, "seq": record.seq, "timestamp_ms": record.timestamp_ms,
             "sender": record.sender, "nonce": record.nonce, "signature": record.signature,
             "line": record.line}
+
+
+def _bound_accept(meta: dict[str, Any]) -> tuple[TranscriptRecord, bool] | None:
+    """The accept a journaled deal is bound to, if it was bound before the restart."""
+    try:
+        record = TranscriptRecord(**meta["accept_record"])
+    except (KeyError, TypeError):
+        return None
+    return record, bool(meta.get("accept_private"))
 
 
 class DealBook:
@@ -56,6 +66,7 @@ class DealBook:
         try:
             return self._sessions[deal_id]
         except KeyError:
+            deal_id = id_prefix(deal_id, "deal")
             matches = [d for k, d in self._sessions.items()
                        if k.startswith(deal_id) or (d.state.contract or "").startswith(deal_id)]
             if len(matches) == 1:
@@ -89,7 +100,8 @@ class DealBook:
             if offer_record.signature is None:  # posted (or not) just before a crash
                 self.pending_offers[offer_record.line] = (row.offer_id, row.role)
                 continue
-            restored.append(self._open(row.offer_id, row.role, offer_record))
+            restored.append(self._open(row.offer_id, row.role, offer_record,
+                                       bound=_bound_accept(meta), letter=meta.get("letter")))
         for deal in restored:
             if self.unsent_accept(deal.deal_id):
                 self._events.publish(Notice(
@@ -105,6 +117,8 @@ class DealBook:
         deal, row_id = self._sessions.get(offer_id), self._rows.get(offer_id)
         if deal is None or row_id is None or deal.offer.get("from") == self._ctx.did:
             return False
+        if deal.letter is not None:  # a signed private accept: sent again as it is, never anew
+            return False
         if deal.state.status != "proposed":
             return False
         return not any(item.deal_id == row_id for item in self.journal.outbox())
@@ -116,12 +130,15 @@ class DealBook:
             self.keeper.plan_payment_key(deal_id, PaymentKeyPlan(**meta["key_plan"]))
 
     def journal_deal(self, offer_id: str, role: str, offer_record: TranscriptRecord,
-                     secret_plan: SecretPlan | None, key_plan: PaymentKeyPlan | None) -> None:
-        """Journal a deal we are about to commit to, with the plans of its secrets."""
+                     secret_plan: SecretPlan | None, key_plan: PaymentKeyPlan | None, *,
+                     letter: dict | None = None) -> None:
+        """Journal a deal we are about to commit to, with the plans of its secrets (and, for a
+        private accept, the signed letter, so a restart sends that very accept again)."""
         meta = {
             "offer_record": _record_meta(offer_record),
             "secret_plan": secret_plan.to_dict() if secret_plan else None,
             "key_plan": key_plan.to_dict() if key_plan else None,
+            "letter": letter,
         }
         if offer_id in self._rows:  # a journaled accept that was never sent: take it again
             self.journal.update_deal(self._rows[offer_id], terms=meta)
@@ -131,14 +148,34 @@ class DealBook:
             self._rows[offer_id] = row.id
         self._install_plans(offer_id, meta)
 
-    def _open(self, offer_id: str, role: str, record: TranscriptRecord) -> DealSession:
-        deal = DealSession(self._ctx, offer_id, role, record)
+    def _open(self, offer_id: str, role: str, record: TranscriptRecord,
+              bound: tuple[TranscriptRecord, bool] | None = None,
+              letter: object = None) -> DealSession:
+        accept, private = bound if bound is not None else (None, False)
+        deal = DealSession(self._ctx, offer_id, role, record, accept_record=accept,
+                           accept_private=private, on_bound=self._journal_accept,
+                           letter=letter if isinstance(letter, dict) else None)
         self._sessions[offer_id] = deal
         return deal
 
+    def _journal_accept(self, deal: DealSession) -> None:
+        """The accept a deal just bound to, in its journal row: a restart folds it first again,
+        whatever else the board or the mailbox holds by then."""
+        row_id = self._rows.get(deal.deal_id)
+        with journaling("the accept that binds the deal", happened=True):
+            row = self.journal.get_deal(row_id) if row_id is not None else None
+            if row is None or deal.accept_record is None:
+                return
+            meta = dict(row.terms)
+            meta["accept_record"] = _record_meta(deal.accept_record)
+            meta["accept_private"] = deal.accept_private
+            self.journal.update_deal(row.id, terms=meta)
+
     def open_accepted(self, offer_id: str, role: str, record: TranscriptRecord) -> DealSession:
         """A deal on someone else's offer, journaled already by `journal_deal`."""
-        return self._open(offer_id, role, record)
+        row = self.journal.get_deal(self._rows[offer_id])
+        return self._open(offer_id, role, record,
+                          letter=row.terms.get("letter") if row is not None else None)
 
     def adopt_offer(self, offer_id: str, role: str, record: TranscriptRecord) -> None:
         """Our own offer seen back on the board: its signed record replaces the provisional."""

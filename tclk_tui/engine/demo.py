@@ -126,8 +126,8 @@ class DemoCounterparty:
             if request.allowed:
                 await deal.confirm(request)
                 what = ("Locked on paper (a rehearsal rail that settles nothing)." if rail ==
-                        "paper" else f"Locked on {rail}: test ether in the escrow on the demo "
-                        "chain.")
+                        "paper" else f"Locked on {rail}: test {deal.offer['asset']} in the "
+                        "escrow on the demo chain.")
                 await self._narrate(deal, "locked", f"{what} Reveal your secret when the work "
                                     "is done.")
         elif status == "accepted" and role == "payee":
@@ -176,9 +176,13 @@ class DemoSession:
 
 @contextlib.asynccontextmanager
 async def demo_session(clock_ms: Callable[[], int] = wall_clock_ms,
-                       profile: str = "demo", rail: str = "paper") -> AsyncIterator[DemoSession]:
+                       profile: str = "demo", rail: str = "paper",
+                       asset: str = "ETH") -> AsyncIterator[DemoSession]:
+    """`asset` (ETH or USDC, a test token on the demo chain) for `rail="evm-htlc"` only."""
     if rail not in ("paper", "evm-htlc"):
         raise EngineError(f"the demo runs on paper or evm-htlc, not {rail}")
+    if asset != "ETH" and rail != "evm-htlc":
+        raise EngineError("the demo trades a token on evm-htlc only (--rail evm-htlc)")
     with tempfile.TemporaryDirectory(prefix="tclk-demo-") as tmp:
         directory = Path(tmp)
         async with contextlib.AsyncExitStack() as stack:
@@ -186,7 +190,7 @@ async def demo_session(clock_ms: Callable[[], int] = wall_clock_ms,
             if rail == "evm-htlc":
                 from tclk_tui.engine.demo_chain import demo_chain
 
-                chain = await stack.enter_async_context(demo_chain(directory))
+                chain = await stack.enter_async_context(demo_chain(directory, asset))
                 chain.configure(directory / "counterparty")
                 chain.configure(directory / profile)
             session = await stack.enter_async_context(
@@ -213,9 +217,10 @@ async def _session(directory: Path, clock_ms: Callable[[], int], profile: str,
         if chain is not None:
             for funded in (agent_wallet, wallet):
                 await chain.fund(_evm_address(funded))
-            from tclk_tui.engine.demo_chain import EVM_DEMO_OFFERS
+            from tclk_tui.engine.demo_chain import demo_offers
 
-            agent = DemoCounterparty(agent_wallet, EVM_DEMO_OFFERS, rail="evm-htlc")
+            agent = DemoCounterparty(agent_wallet, demo_offers(chain.asset.symbol),
+                                     rail="evm-htlc")
         else:
             agent = DemoCounterparty(agent_wallet)
         try:
@@ -233,9 +238,11 @@ async def _wait(predicate: Callable[[], bool], timeout_s: float) -> None:
             await asyncio.sleep(0.02)
 
 
-async def run_headless(out: TextIO, timeout_s: float = 30.0, rail: str = "paper") -> str:
-    """Play one deal as the operator (payee of the agent's first offer); print what happened."""
-    async with demo_session(rail=rail) as session:
+async def run_headless(out: TextIO, timeout_s: float = 30.0, rail: str = "paper",
+                       asset: str = "ETH") -> str:
+    """Play one deal as the operator (payee of the agent's first offer); print what happened,
+    with both accounts' balances before and after on a chain."""
+    async with demo_session(rail=rail, asset=asset) as session:
         wallet = session.wallet
         await _wait(lambda: len(wallet.board) >= len(session.counterparty.offers), timeout_s)
         rows = [r for r in wallet.board.query() if not r.mine and r.lock == "hash"]
@@ -248,13 +255,16 @@ async def run_headless(out: TextIO, timeout_s: float = 30.0, rail: str = "paper"
                         "agent": _evm_address(session.counterparty.wallet)}
             print(f"chain      {chain.config.url} (local anvil, chain id "
                   f"{chain.config.chain_id}, test ether), escrow {chain.config.escrow}", file=out)
-            before = {who: await chain.balance(a) for who, a in accounts.items()}
+            if chain.asset.address is not None:
+                print(f"token      {chain.asset.symbol} at {chain.asset.address} (a test token "
+                      f"of {chain.asset.decimals} decimals, worth nothing)", file=out)
+            before = {who: await chain.holdings(a) for who, a in accounts.items()}
             for who, address in accounts.items():
                 print(f"balance    {who:<5} {address} before: "
-                      f"{await chain.balance_text(address)}", file=out)
+                      f"{await chain.holdings_text(address)}", file=out)
         print(f"you        {wallet.did}", file=out)
         print(f"agent      {target.sender}", file=out)
-        print(f"offer      {target.offer_id}: {target.role} {target.amount} {target.asset}, "
+        print(f"offer      {target.offer_id}: {target.role} {target.amount_text}, "
               f"{target.lock} lock, rails {', '.join(target.rails)}", file=out)
         view = await wallet.accept_offer(target.offer_id)
         deal = wallet.deal(view.deal_id)
@@ -275,15 +285,14 @@ async def run_headless(out: TextIO, timeout_s: float = 30.0, rail: str = "paper"
                   file=out)
         status = deal.state.status
         if chain is not None:
-            from tclk_tui.rails.evm.expect import format_ether
-
             for who, address in accounts.items():
-                after = await chain.balance(address)
+                after = await chain.holdings(address)
                 print(f"balance    {who:<5} {address} after:  "
-                      f"{await chain.balance_text(address)} "
-                      f"({'+' if after >= before[who] else '-'}"
-                      f"{format_ether(abs(after - before[who]))}, gas included)", file=out)
-            print(f"escrow     holds {await chain.balance_text(chain.config.escrow)}", file=out)
+                      f"{await chain.holdings_text(address)} "
+                      f"({chain.change_text(before[who], after)}; gas is paid in ether)",
+                      file=out)
+            print(f"escrow     holds {await chain.holdings_text(chain.config.escrow)}",
+                  file=out)
         print(f"final      {status}", file=out)
         return status
 

@@ -28,23 +28,30 @@ class JournalUnwritable(EngineError):
     the record of it is missing (a restart reads it back from the room).
     """
 
-    def __init__(self, message: str, *, happened: bool) -> None:
+    def __init__(self, message: str, *, happened: bool, why: str = "") -> None:
         super().__init__(message)
         self.happened = happened
+        self.why = why or message  # which store refused, and the system's word for it
 
 
 @contextlib.contextmanager
-def journaling(what: str, *, happened: bool) -> Iterator[None]:
-    """Turn a raw OSError/sqlite3 error from a journal write into a JournalUnwritable."""
+def journaling(what: str, *, happened: bool, store: str = "the journal") -> Iterator[None]:
+    """Turn a raw OSError/sqlite3 error from a write to the journal (or to the vault: `store`)
+    into a JournalUnwritable."""
     try:
         yield
     except (OSError, sqlite3.Error) as exc:
-        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        why = write_failure(exc)
         outcome = (f"it did happen on the venue ({what}); only the local record of it is "
                    "missing, and the next start reads it back" if happened else
                    f"nothing was posted ({what} did not happen)")
-        raise JournalUnwritable(f"the journal could not be written ({why}): {outcome}",
-                                happened=happened) from None
+        raise JournalUnwritable(f"{store} could not be written ({why}): {outcome}",
+                                happened=happened, why=f"{store} could not be written "
+                                f"({why})") from None
+
+
+def write_failure(exc: OSError | sqlite3.Error) -> str:
+    return exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
 
 
 # What happened, by errno, as the end of a sentence naming the path ({path}).

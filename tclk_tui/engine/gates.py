@@ -6,11 +6,13 @@ flag or an agent policy can only say yes to what the engine already allows.
 
 from __future__ import annotations
 
+import collections
 from dataclasses import dataclass, field
 from typing import Literal
 
-GateAction = Literal["lock", "reveal", "cancel", "refund", "seed-backup", "secret-reveal",
-                     "arbiter-release", "arbiter-withhold", "arbiter-mint", "vote-commit",
+GateAction = Literal["lock", "reveal", "cancel", "refund", "seed-backup", "seed-restore",
+                     "secret-reveal", "arbiter-release", "arbiter-split", "arbiter-combine",
+                     "vote-commit", "arbiter-withhold", "arbiter-mint", "vote-post",
                      "vote-open"]
 
 
@@ -66,6 +68,46 @@ class GateRequest:
         """The one comparison of a typed code, for every face (case and spaces ignored)."""
         return self.confirm_code is None or (typed or "").strip().lower() == self.confirm_code
 
+
+class StatedGates:
+    """The requests this engine stated, by token, so that every confirmation answers one of
+    them: a face (an attached app, anything on the control socket) that sends back a request
+    it made up, or one it altered, gets nothing, whatever code comes with it. A request is
+    answered once; the newest `KEEP` are kept (a dialog restates its request every second)."""
+
+    KEEP = 512
+
+    def __init__(self) -> None:
+        self._stated: collections.OrderedDict[str, GateRequest] = collections.OrderedDict()
+
+    def __repr__(self) -> str:
+        return f"StatedGates({len(self._stated)} stated)"
+
+    def state(self, request: GateRequest) -> GateRequest:
+        """Remember `request` as stated by the engine (a later version under the same token,
+        a fact added, replaces it); returns it."""
+        if not request.token:
+            raise ValueError("a stated gate request carries a token")
+        self._stated[request.token] = request
+        self._stated.move_to_end(request.token)
+        while len(self._stated) > self.KEEP:
+            self._stated.popitem(last=False)
+        return request
+
+    def stated(self, request: GateRequest) -> GateRequest:
+        """The engine's own copy of `request`, or GateRefused: never one a face made up."""
+        own = self._stated.get(request.token) if request.token else None
+        if own is None or own != request:
+            raise GateRefused(NOT_STATED)
+        return own
+
+    def answered(self, request: GateRequest) -> None:
+        """`request` was confirmed: it answers nothing more."""
+        self._stated.pop(request.token, None)
+
+
+NOT_STATED = ("this confirmation answers no request this wallet stated (made up, altered, "
+              "already answered or too old): ask again and confirm what it states")
 
 
 def code_for(id_hex: str | None) -> str | None:

@@ -7,13 +7,17 @@ delivery sealed to them still opens.
 
 A delivery is one signed `e2e1` line in the peer's `mb-p-` mailbox sealing a fresh room key and
 a fresh `p-` room, then the message as `<nonce>.<ct>` lines in that room. A message is JSON; a
-long one is split before sealing into pieces `<msg id> <i>/<n> <text>`. Room keys are secrets:
-the vault holds them, the journal only names the rooms. The highest `e2e:` nonce used for each
-peer is journaled, so a replayed older record is refused after a restart too.
+long one is split before sealing into pieces `<msg id> <i>/<n> <text>`. The keys of channels we
+open live in the vault; an incoming channel's key is opened again, at each read, from its
+sealed mailbox line (which the journal keeps: ciphertext only our static key opens), so
+nothing a stranger sends writes the vault. The highest `e2e:` nonce used for each peer is
+journaled, so a replayed older record is refused after a restart too.
 
 Anything read here is stranger-written: a line that does not open, a piece from someone other
-than the key's sender, a message that is not JSON, each becomes a Notice with its reason and
-nothing else.
+than the key's sender, a message that is not JSON (or nested too deep, or too large), each
+becomes a Notice with its reason and nothing else. A channel stays unread until its letter is
+handed over (`done`); strangers' unread channels are bounded per sender and in all, aged out,
+and read a few per poll, so a poll's reads never grow with what strangers sent.
 """
 
 from __future__ import annotations
@@ -23,9 +27,10 @@ import secrets as _secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from tclk_tui.engine.errors import EngineError
+from tclk_tui.engine.errors import EngineError, JournalUnwritable, journaling
 from tclk_tui.engine.events import EventBus, Notice
 from tclk_tui.engine.ports import Publisher
+from tclk_tui.protocol.jsondepth import too_deep
 from tclk_tui.protocol.transcript import TranscriptRecord
 from tclk_tui.store.journal import Journal
 from tclk_tui.technocore.client import VenueClient
@@ -57,7 +62,15 @@ SETTING_GENERATION = "e2e-generation"
 SETTING_SEEN = "e2e-seen:"
 SETTING_CHANNELS = "e2e-channels"
 SETTING_CURSOR = "e2e-cursor:"
+SETTING_FINISHED = "e2e-finished"
 PIECE_BYTES = 1900  # leaves room for the piece header inside one sealed line
+MAX_PIECES = 8  # a letter is a few hundred bytes; nothing this wallet sends needs more
+MAX_UNREAD_PER_SENDER = 4  # channels opened and not yet handed over, per sealer
+MAX_UNREAD_EXPECTED = 64  # the same for a sender this wallet waits for (a referee)
+MAX_STRANGER_CHANNELS = 64  # unread channels of unexpected senders, in all
+STRANGER_READS_PER_POLL = 4  # of those, read in turn, a few per poll
+UNREAD_TTL_MS = 3_600_000  # a letter completes within seconds: an hour is junk
+MAX_FINISHED = 512  # handed-over channel rooms remembered, so a replayed delivery is not reread
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +98,10 @@ class PrivateMail:
         self._publisher = publisher
         self._events = events
         self._now_ms = now_ms
-        self._pieces: dict[tuple[str, str], dict[int, str]] = {}
+        # DIDs whose letters this wallet waits for (its referees, counterparties): their
+        # channels are read every poll and never make room for strangers'. Set by the wallet.
+        self.expected: Callable[[], set[str]] = set
+        self._turn = 0  # where the next poll's turn through strangers' channels starts
 
     def __repr__(self) -> str:
         return f"PrivateMail(mailbox={self.mailbox!r})"
@@ -150,28 +166,40 @@ class PrivateMail:
         """Seal a fresh channel to the peer's verified e2e: record and write `body` into it;
         returns the room record of the message's last line."""
         record = await self.peer_record(peer_did)
-        self._journal.set_setting(SETTING_SEEN + peer_did, str(record.nonce))
+        with journaling("the letter", happened=False):
+            self._journal.set_setting(SETTING_SEEN + peer_did, str(record.nonce))
         channel = new_channel()
-        self._remember_channel(channel, peer_did, outgoing=True)
-        await self._publisher.publish(record.mailbox, seal_channel(record.x25519, channel))
+        with journaling("the letter", happened=False, store="the vault"):
+            self._keep_outgoing(channel)
         text = json.dumps(body, separators=(",", ":"), sort_keys=True)
         message_id = _secrets.token_hex(4)
         pieces = split_plain(text, PIECE_BYTES)
-        for index, piece in enumerate(pieces, start=1):
-            line = f"{message_id} {index}/{len(pieces)} {piece}"
-            carrier = await self._publisher.publish(channel.room, encrypt_line(channel.key, line))
+        lines = [(record.mailbox, seal_channel(record.x25519, channel))]
+        lines += [(channel.room, encrypt_line(channel.key, f"{message_id} {i}/{len(pieces)} {p}"))
+                  for i, p in enumerate(pieces, start=1)]
+        for index, (room, line) in enumerate(lines):
+            try:
+                carrier = await self._publisher.publish(room, line)
+            except JournalUnwritable as exc:
+                if index == len(lines) - 1 or not exc.happened:
+                    raise
+                # A line before the letter's last is out: the letter itself is not.
+                raise JournalUnwritable(str(exc), happened=False, why=exc.why) from None
         return carrier
 
     # -- receiving ---------------------------------------------------------------------------
 
     def _channels(self) -> dict[str, dict]:
+        """Incoming channels not yet handed over, by room: the sealer's DID, the sealed
+        mailbox line (ciphertext to our static key: the room key is opened again from it at
+        each read, so nothing a stranger sends writes the vault), where it was delivered, and
+        when this wallet first saw it."""
         return self._journal.object_setting(SETTING_CHANNELS)
 
-    def _remember_channel(self, channel: Channel, peer: str, *, outgoing: bool) -> None:
+    def _keep_outgoing(self, channel: Channel) -> None:
+        """Our own outgoing channel's key, in the vault (we made it: nothing a stranger
+        chose); incoming channels are kept by `_keep_incoming`."""
         self._vault.backend.put(CHANNEL_ENTRY + channel.room, channel.key)
-        channels = self._channels()
-        channels[channel.room] = {"peer": peer, "out": outgoing}
-        self._journal.set_object_setting(SETTING_CHANNELS, channels)
 
     def _cursor(self, room: str) -> int:
         return int(self._journal.get_setting(SETTING_CURSOR + room, "0") or "0")
@@ -188,18 +216,73 @@ class PrivateMail:
     def _notice(self, text: str) -> None:
         self._events.publish(Notice("warning", text))
 
+    def unread(self) -> list[tuple[str, str]]:
+        """(room, sender) of every incoming channel not yet handed over, oldest first."""
+        return [(room, meta["peer"]) for room, meta in self._ordered(self._channels())]
+
+    @staticmethod
+    def _ordered(channels: dict[str, dict]) -> list[tuple[str, dict]]:
+        # In the order their deliveries reached our mailboxes (one room's order), never by
+        # the channels' own seqs: each counts in its own room.
+        return sorted(channels.items(), key=lambda kv: tuple(kv[1].get("at") or (0, 0)))
+
     async def poll(self) -> list[Letter]:
-        """Open new deliveries in every mailbox of ours, then read every incoming channel."""
-        letters: list[Letter] = []
+        """Open new deliveries in every mailbox of ours, then read incoming channels: every
+        channel from an expected sender (`expected`), and at most `STRANGER_READS_PER_POLL`
+        of the others in turn, so a poll's reads never grow with what strangers sent.
+
+        A letter stays unread until `done` says it was handed over: a poll that is cut short
+        (a crash, a cancelled task) loses nothing."""
+        self._age_out()
+        expected = self.expected()
         for generation in range(1, self.generation + 1):
-            await self._open_deliveries(generation)
-        for room, meta in self._channels().items():
-            if meta.get("out") or meta.get("done"):
-                continue  # one sealed channel carries one message: once read, it is done
-            letters += await self._read_channel(room, meta["peer"])
+            await self._open_deliveries(generation, expected)
+        ordered = self._ordered(self._channels())
+        known = [(room, meta) for room, meta in ordered if meta["peer"] in expected]
+        others = [(room, meta) for room, meta in ordered if meta["peer"] not in expected]
+        if others:
+            start = self._turn % len(others)
+            others = (others[start:] + others[:start])[:STRANGER_READS_PER_POLL]
+            self._turn = start + len(others)
+        letters: list[Letter] = []
+        for room, meta in [*known, *others]:
+            letter = await self._read_channel(room, meta)
+            if letter is not None:
+                letters.append(letter)
         return letters
 
-    async def _open_deliveries(self, generation: int) -> None:
+    def done(self, letter: Letter) -> None:
+        """The letter was handed over (acted on or refused): its channel is finished."""
+        self._forget(letter.room)
+
+    def _forget(self, room: str) -> None:
+        channels = self._channels()
+        if channels.pop(room, None) is not None:
+            self._journal.set_object_setting(SETTING_CHANNELS, channels)
+        finished = self._finished()
+        if room not in finished:
+            finished = [*finished, room][-MAX_FINISHED:]
+            self._journal.set_setting(SETTING_FINISHED, json.dumps(finished))
+
+    def _finished(self) -> list[str]:
+        try:
+            rooms = json.loads(self._journal.get_setting(SETTING_FINISHED, "[]") or "[]")
+        except json.JSONDecodeError:
+            return []
+        return [r for r in rooms if isinstance(r, str)] if isinstance(rooms, list) else []
+
+    def _age_out(self) -> None:
+        """Channels whose letter never completed within `UNREAD_TTL_MS` of being opened."""
+        now, channels = self._now_ms(), self._channels()
+        stale = [room for room, meta in channels.items()
+                 if now - int(meta.get("seen_ms") or 0) >= UNREAD_TTL_MS]
+        for room in stale:
+            peer = str(channels[room].get("peer", ""))
+            self._notice(f"private channel from {peer[:16]}… aged out unread: its letter "
+                         f"never completed within {UNREAD_TTL_MS // 60_000} minutes")
+            self._forget(room)
+
+    async def _open_deliveries(self, generation: int, expected: set[str]) -> None:
         seed_bits = derive_bytes(self._vault.master_seed(), MAILBOX_DOMAIN, str(generation))
         mailbox = "mb-p-" + seed_bits[:16].hex()
         try:
@@ -208,6 +291,7 @@ class PrivateMail:
             self._notice(f"mailbox unreadable: {exc}")
             return
         static = self._static(generation)
+        refused: dict[str, int] = {}
         for record in records:
             self._move(mailbox, record.seq)
             if not record.verified or record.sender is None or record.sender == self._identity.did:
@@ -219,63 +303,123 @@ class PrivateMail:
             except E2EError as exc:
                 self._notice(f"mailbox #{record.seq} from {record.sender[:16]}…: {exc}")
                 continue
-            if channel.room not in self._channels():
-                self._remember_channel(channel, record.sender, outgoing=False)
+            why = self._keep_incoming(channel.room, record, generation, expected)
+            if why is not None:
+                refused[why] = refused.get(why, 0) + 1
+        for why, count in refused.items():
+            self._notice(f"mailbox: {count} deliver{'y' if count == 1 else 'ies'} refused: {why}")
 
-    async def _read_channel(self, room: str, peer: str) -> list[Letter]:
-        key = self._vault.backend.get(CHANNEL_ENTRY + room)
-        if key is None:
-            return []
+    def _keep_incoming(self, room: str, record: VenueRecord, generation: int,
+                       expected: set[str]) -> str | None:
+        """Keep a stranger's channel within bounds; None once kept, else why it was not."""
+        channels = self._channels()
+        if room in channels or room in self._finished():
+            return None
+        sender = str(record.sender)
+        mine = [r for r, m in channels.items() if m["peer"] == sender]
+        limit = MAX_UNREAD_EXPECTED if sender in expected else MAX_UNREAD_PER_SENDER
+        if len(mine) >= limit:
+            return f"{sender[:16]}… already has {limit} unread channels (too many unread)"
+        if sender not in expected:
+            others = [r for r, m in self._ordered(channels) if m["peer"] not in expected]
+            for old in others[:max(0, len(others) - MAX_STRANGER_CHANNELS + 1)]:
+                channels.pop(old)  # the oldest strangers' channels make room
+        channels[room] = {"peer": sender, "sealed": record.text, "gen": generation,
+                          "at": [generation, record.seq], "seen_ms": self._now_ms()}
+        self._journal.set_object_setting(SETTING_CHANNELS, channels)
+        return None
+
+    async def _read_channel(self, room: str, meta: dict) -> Letter | None:
+        """The channel's letter once all its pieces are in (None before), read whole each
+        time from the venue: nothing of a letter is kept between polls."""
+        peer = str(meta.get("peer", ""))
+        if meta.get("out") or meta.get("done"):  # kept by an older version: nothing to read
+            self._forget(room)
+            return None
         try:
-            records = await self._read_new(room)
+            if "sealed" in meta:
+                key = open_channel(str(meta["sealed"]), self._static(int(meta.get("gen") or 1))).key
+            else:  # opened by an older version, which kept the key in the vault
+                key = bytes(self._vault.backend.get(CHANNEL_ENTRY + room) or b"")
+                if not key:
+                    raise E2EError("no key kept for this channel")
+        except (E2EError, ValueError, TypeError):
+            self._forget(room)
+            return None
+        try:
+            view = await self._client.read(room, since=0, limit=200)
         except VenueError as exc:
             self._notice(f"private room unreadable: {exc}")
-            return []
-        letters = []
-        for record in records:
-            self._move(room, record.seq)
-            if record.sender != peer or not record.verified:
-                continue  # K authenticates the text; the signature says it is the sealer's
+            return None
+        pieces: dict[int, str] = {}
+        message_id, count = None, 0
+        for record in view.records:
+            # K authenticates the text: a line that opens is the sealer's, signed or not
+            # (pattern 4 writes these lines through either lane). Only the sealer and this
+            # wallet know the room, so anything else in it ends the channel, with a notice.
+            why = None
+            if record.verified and record.sender != peer:
+                why = f"a line signed by {str(record.sender)[:16]}…, not the sealer"
+            else:
+                try:
+                    parsed = _piece(decrypt_line(key, record.text))
+                except E2EError as exc:
+                    parsed = f"unreadable: {exc}"
+                if isinstance(parsed, str):
+                    why = parsed
+                else:
+                    piece_id, index, total, text = parsed
+                    if message_id is None:
+                        message_id, count = piece_id, total
+                    if (piece_id, total) != (message_id, count):
+                        why = "a second message (one channel carries one)"
+            if why is not None:
+                self._notice(f"private line #{record.seq} from {peer[:16]}… refused: {why}; "
+                             "the channel is closed")
+                self._forget(room)
+                return None
+            pieces.setdefault(index, text)
+            if len(pieces) == count:
+                return self._letter(room, peer, record, "".join(pieces[i]
+                                                                for i in range(1, count + 1)))
+        return None
+
+    def _letter(self, room: str, peer: str, record: VenueRecord, text: str) -> Letter | None:
+        """The message as a Letter, or None (with a notice, the channel finished) when it is
+        not a JSON object with a `kind`: junk never costs another letter."""
+        why = None
+        if too_deep(text):
+            why = "nested too deep"
+        else:
             try:
-                line = decrypt_line(bytes(key), record.text)
-            except E2EError as exc:
-                self._notice(f"private line #{record.seq} from {peer[:16]}…: {exc}")
-                continue
-            letter = self._assemble(room, peer, record, line)
-            if letter is not None:
-                letters.append(letter)
-                self._mark_done(room)
-        return letters
-
-    def _mark_done(self, room: str) -> None:
-        channels = self._channels()
-        if room in channels:
-            channels[room]["done"] = True
-            self._journal.set_setting(SETTING_CHANNELS, json.dumps(channels, sort_keys=True))
-
-    def _assemble(self, room: str, peer: str, record: VenueRecord, line: str) -> Letter | None:
-        message_id, _, rest = line.partition(" ")
-        position, _, piece = rest.partition(" ")
-        index_text, _, count_text = position.partition("/")
-        if not (index_text.isdigit() and count_text.isdigit()) or not \
-                1 <= int(index_text) <= int(count_text) <= 64:
-            self._notice(f"private line #{record.seq} from {peer[:16]}…: not a message piece")
-            return None
-        parts = self._pieces.setdefault((room, message_id), {})
-        parts[int(index_text)] = piece
-        if len(parts) < int(count_text):
-            return None
-        del self._pieces[(room, message_id)]
-        text = "".join(parts[i] for i in range(1, int(count_text) + 1))
-        try:
-            body = json.loads(text)
-        except json.JSONDecodeError:
-            body = None
-        if not isinstance(body, dict) or not isinstance(body.get("kind"), str):
-            self._notice(f"private message from {peer[:16]}… is not a JSON message")
+                body = json.loads(text)
+            except (ValueError, RecursionError):
+                body = None
+            if not isinstance(body, dict) or not isinstance(body.get("kind"), str):
+                why = "not a JSON message with a kind"
+        if why is not None:
+            self._notice(f"private message from {peer[:16]}… refused: {why}")
+            self._forget(room)
             return None
         return Letter(sender=peer, room=room, seq=record.seq, ts_ms=record.timestamp_ms or 0,
                       body=body)
+
+
+def _piece(line: str) -> tuple[str, int, int, str] | str:
+    """`<msg id> <i>/<n> <text>` as (id, i, n, text), or why the line is not a piece."""
+    message_id, _, rest = line.partition(" ")
+    position, _, text = rest.partition(" ")
+    index_text, _, count_text = position.partition("/")
+    if not (message_id and index_text.isascii() and index_text.isdigit()
+            and count_text.isascii() and count_text.isdigit()):
+        return "not a message piece (<msg id> <i>/<n> <text>)"
+    index, count = int(index_text), int(count_text)
+    if not 1 <= index <= count:
+        return "not a message piece (<msg id> <i>/<n> <text>)"
+    if count > MAX_PIECES:
+        return (f"a message of {count} pieces is too large (a letter is at most {MAX_PIECES} "
+                f"pieces of {PIECE_BYTES} bytes)")
+    return message_id, index, count, text
 
 
 __all__ = ["Letter", "PrivateMail"]

@@ -7,12 +7,13 @@ commits to it is published.
 from __future__ import annotations
 
 import secrets as _secrets
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Protocol
 
-from tclk_tui.engine.board import OffersBoard, statement_line
+from tclk_tui.engine.board import AWAITING, OffersBoard
 from tclk_tui.engine.crash import crashpoint
 from tclk_tui.engine.deal_book import DealBook
-from tclk_tui.engine.errors import EngineError, journaling
+from tclk_tui.engine.errors import EngineError, JournalUnwritable, journaling
 from tclk_tui.engine.events import EventBus, Notice
 from tclk_tui.engine.inert import clean
 from tclk_tui.engine.keeper import PaymentKeyPlan, SecretPlan, VaultKeeper
@@ -25,13 +26,13 @@ from tclk_tui.protocol.locks import validate_deadlines
 from tclk_tui.protocol.naming import OFFER_ROOM
 from tclk_tui.protocol.panel import panel_context, panel_of
 from tclk_tui.protocol.rails import normalize_rail_ids
+from tclk_tui.protocol.side_lines import encode_statement
 from tclk_tui.protocol.transcript import TranscriptRecord
 from tclk_tui.rails.base import SettlementRail
 from tclk_tui.store.journal import Journal
 
 MIN_CLAIM_WINDOW_MS = 60_000
 MIN_REFUND_GAP_MS = 60_000
-Deliver = Callable[[dict, str], Awaitable[object]]
 
 
 class OfferDesk:
@@ -78,6 +79,11 @@ class OfferDesk:
             elif len(missing) == len(rails):
                 problems.append(FieldProblem("rails", "none of these rails is set up in this "
                                              "wallet (available: " + ", ".join(self.rails) + ")"))
+            for rail_id in rails:  # a rail that cannot settle the asset says why
+                why = self.rails[rail_id].asset_refusal(draft.asset) if rail_id in self.rails \
+                    else None
+                if why is not None:
+                    problems.append(FieldProblem("asset", why))
         for name in ("claim_in_s", "refund_gap_s", "expires_in_s"):
             value = getattr(draft, name)
             if not value.isascii() or not value.isdigit() or int(value) <= 0:
@@ -133,7 +139,7 @@ class OfferDesk:
         self.book.pending_offers[line] = (offer["id"], draft.role)
         await self.outbox.publish(OFFER_ROOM, line, deal_id=offer["id"])
         if secret_plan is not None:
-            await self.outbox.publish(OFFER_ROOM, statement_line(offer["id"], statement),
+            await self.outbox.publish(OFFER_ROOM, encode_statement(offer["id"], statement),
                                       deal_id=offer["id"])
         return self.book.find(offer["id"]).view()
 
@@ -146,21 +152,26 @@ class OfferDesk:
             deal_id = deal.deal_id
             row = self.board.get(deal_id)
             if (deal.role != "payee" or deal.offer["from"] != self.did or row is None
-                    or row.status != "open" or self.board.published_statement(deal_id)):
+                    or row.status not in ("open", AWAITING)
+                    or self.board.published_statement(deal_id)):
                 continue
             statement = self.keeper.statement_of(deal_id)
             if statement is None:
                 continue
-            line = statement_line(deal_id, statement)
+            line = encode_statement(deal_id, statement)
             if line not in queued:
                 await self.outbox.publish(OFFER_ROOM, line, deal_id=deal_id)
                 self.events.publish(Notice("info", f"offer {deal_id[:10]}…: lock statement "
                                            "published after the restart", deal_id=deal_id))
 
     async def accept(self, offer_id: str, *, rail: str | None = None,
-                     deliver: Deliver | None = None) -> DealView:
-        """Accept on the board, or hand the signed accept line to `deliver` (a private accept
-        sealed to the offerer, SPEC §2) which is called once the deal is journaled."""
+                     deliver: PrivateDelivery | None = None) -> DealView:
+        """Accept on the board, or sign the accept line for the board and hand it to
+        `deliver` (a private accept sealed to the offerer, SPEC §2), which sends it once the
+        deal is journaled with it.
+
+        A store that refuses a write (a full disk) on the way is one JournalUnwritable that
+        says whether the accept reached the venue."""
         row = self.board.get(offer_id)
         offer = self.board.offer_frame(offer_id)
         record = self.board.offer_record(offer_id)
@@ -171,19 +182,34 @@ class OfferDesk:
         if offer_id in self.book and not self.book.unsent_accept(offer_id):
             raise EngineError("you already took part in this offer")
         now = self.now_ms()
-        if row.status != "open" or now >= offer["expiresMs"]:
+        if row.status not in ("open", AWAITING) or now >= offer["expiresMs"]:
             raise EngineError(f"the offer is {row.status if row.status != 'open' else 'expired'}")
         if not validate_deadlines(offer, now, MIN_CLAIM_WINDOW_MS, MIN_REFUND_GAP_MS):
             raise EngineError("the deadlines leave less than a minute to claim or to refund")
         usable = [r for r in offer["rails"] if r in self.rails]
+        unsettled = {r: why for r in usable
+                     if (why := self.rails[r].asset_refusal(offer["asset"])) is not None}
+        usable = [r for r in usable if r not in unsettled]
         if rail is not None and rail in self.refused_rails:
             raise EngineError(self.refused_rails[rail])
+        if rail is not None and rail in unsettled:
+            raise EngineError(unsettled[rail])
         if not usable:
             refused = [r for r in offer["rails"] if r in self.refused_rails]
             raise EngineError(self.refused_rails[refused[0]] if refused else
+                              next(iter(unsettled.values()), None) or
                               "none of the offered rails is set up in this wallet")
         if rail is not None and rail not in usable:
             raise EngineError(f"rail {rail} is not offered or not set up here")
+        try:
+            return await self._accept(offer_id, offer, record, deliver)
+        except JournalUnwritable as exc:
+            deal = self.book.get(offer_id)
+            kept = deal is not None and deal.letter is not None
+            raise _accept_outcome(exc, private=deliver is not None, kept=kept) from None
+
+    async def _accept(self, offer_id: str, offer: dict, record: TranscriptRecord,
+                      deliver: PrivateDelivery | None) -> DealView:
         role = "payee" if offer["role"] == "payer" else "payer"
         nonce = _secrets.token_hex(8)
         secret_plan = None
@@ -198,7 +224,8 @@ class OfferDesk:
             raise EngineError(f"the offer's panel is malformed: {exc}") from None
         if role == "payee" and panel is None:
             secret_plan = SecretPlan(offer_id=offer_id, nonce=nonce, lock=offer["lock"])
-            statement = self.keeper.mint(secret_plan)  # durably in the vault before publishing
+            with journaling("the accept's secret", happened=False, store="the vault"):
+                statement = self.keeper.mint(secret_plan)  # durably in the vault first
             crashpoint("after-secret-derived")
         else:  # the payee-offerer's statement, or the one the offer's panel published
             published = self.board.published_statement(offer_id)
@@ -208,31 +235,59 @@ class OfferDesk:
                                   "the payee has not published its lock statement yet")
             statement = published
         try:
+            with journaling("the accept's payment key", happened=False, store="the vault"):
+                payment_key = self.keeper.payment_public_key(key_plan) if key_plan else None
             accept = make_accept(offer, from_=self.did, statement=statement, nonce=nonce,
-                                 payment_key=self.keeper.payment_public_key(key_plan)
-                                 if key_plan else None)
+                                 payment_key=payment_key)
             line = encode_frame(accept)
         except TclkError as exc:
             raise EngineError(str(exc)) from None
         with journaling("the accept", happened=False):
-            self.book.journal_deal(offer_id, role, record, secret_plan, key_plan)
+            letter = deliver.sign(line) if deliver is not None else None  # its board nonce
+            self.book.journal_deal(offer_id, role, record, secret_plan, key_plan,
+                                   letter=letter)
         deal = self.book.open_accepted(offer_id, role, record)
-        if deliver is not None:
-            await deliver(offer, line)
+        if deliver is not None and letter is not None:
+            await deliver.send(offer, letter)
         else:
             await self.outbox.publish(OFFER_ROOM, line, deal_id=offer_id)
         return deal.view()
 
 
+class PrivateDelivery(Protocol):
+    """A private accept: signed for the board first (journaled with the deal), then sealed to
+    the offerer's mailbox instead of posted."""
+
+    def sign(self, line: str) -> dict: ...
+
+    async def send(self, offer: dict, letter: dict) -> object: ...
+
+
+def _accept_outcome(exc: JournalUnwritable, *, private: bool,
+                    kept: bool) -> JournalUnwritable:
+    """The refusal of a store during an accept, said as what became of the accept."""
+    if exc.happened:
+        where = "the venue (sealed to the offerer's mailbox)" if private else "the venue"
+        text = (f"the accept reached {where}, but {exc.why}: this wallet's record of it is "
+                "missing until the wallet next opens, which reads it back; nothing is lost")
+    elif kept:
+        text = (f"the accept did not reach the venue: {exc.why}. It is signed and kept in the "
+                "journal, and sent again, as it is, when the wallet next opens")
+    else:
+        text = (f"the accept did not reach the venue: {exc.why}, so nothing was posted; free "
+                "some room and accept again")
+    return JournalUnwritable(text, happened=exc.happened, why=exc.why)
+
+
 def _evm_problems(draft: OfferDraft) -> list[FieldProblem]:
-    """evm-htlc settles ether in wei, inside the coordination window by a fixed margin."""
+    """evm-htlc settles inside the coordination window by a fixed margin (which assets it
+    settles, the rail itself says: `asset_refusal`)."""
     # Imported here: the rail's package loads the Ethereum libraries, which only evm drafts need.
-    from tclk_tui.rails.evm.expect import ASSET as EVM_ASSET
     from tclk_tui.rails.evm.expect import TIMELOCK_MARGIN_S, margin_text
 
     problems = []
-    if draft.asset != EVM_ASSET:
-        problems.append(FieldProblem("asset", f"evm-htlc settles {EVM_ASSET} (amount in wei)"))
+    if draft.amount.isascii() and draft.amount.isdigit() and int(draft.amount) >= 2**256:
+        problems.append(FieldProblem("amount", "evm-htlc amounts must be below 2**256"))
     gap = draft.refund_gap_s
     if gap.isascii() and gap.isdigit() and int(gap) < 2 * TIMELOCK_MARGIN_S:
         problems.append(FieldProblem("refund_gap_s", f"at least {2 * TIMELOCK_MARGIN_S} s on "

@@ -50,9 +50,9 @@ class Outbox:
             raise EngineError(f"the venue would not store this line as signed: {exc}") from None
         # The transport nonce is chosen and journaled before the post, so a retry after a crash
         # reuses it: if the first attempt landed, the venue refuses the copy by its nonce rule.
-        nonce = self.client.nonces.next(room) if self.client.nonces is not None else None
         journaled = text.replace(secret, SECRET_PLACEHOLDER) if secret else text
         with journaling(f"the line for {room}", happened=False):
+            nonce = self.client.nonces.next(room) if self.client.nonces is not None else None
             item = self.journal.enqueue(
                 room=room, text=journaled, nonce=None if nonce is None else str(nonce),
                 deal_id=self._deal_row_id(deal_id) if deal_id else None,
@@ -113,7 +113,7 @@ class Outbox:
             if current is not None and current.state == OutboxState.PENDING:
                 self.journal.mark_posted(item.id, nonce=record.nonce)
             self.journal.mark_confirmed(item.id)
-        await self._on_record(record)
+            await self._on_record(record)  # journals and folds our line: on the venue already
         return record.transcript
 
     async def _find_own(self, room: str, text: str) -> VenueRecord | None:

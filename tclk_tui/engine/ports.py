@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping
 from typing import Protocol
 
 from tclk_tui.engine.events import EventBus
+from tclk_tui.engine.gates import StatedGates
 from tclk_tui.protocol.transcript import TranscriptRecord
 from tclk_tui.rails.base import SettlementRail
 
@@ -54,3 +55,6 @@ class DealContext(Protocol):
 
     @property
     def now_ms(self) -> Callable[[], int]: ...
+
+    @property
+    def stated(self) -> StatedGates: ...

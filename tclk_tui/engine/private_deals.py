@@ -16,15 +16,15 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable
-from dataclasses import asdict
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
-from tclk_tui.engine.errors import EngineError
+from tclk_tui.engine.errors import EngineError, JournalUnwritable
 from tclk_tui.engine.events import Notice, NoticeLevel
 from tclk_tui.engine.mailbox import Letter
 from tclk_tui.protocol.arbitration import combine_secret, combine_witness
-from tclk_tui.protocol.codec import try_decode_frame
+from tclk_tui.protocol.builders import make_cancel
+from tclk_tui.protocol.codec import encode_frame, try_decode_frame
 from tclk_tui.protocol.errors import TclkError
 from tclk_tui.protocol.hexutil import HEX32_RE
 from tclk_tui.protocol.locks import point_lock_from_witness, verify_secret
@@ -50,43 +50,94 @@ def _note(wallet: Wallet, level: NoticeLevel, text: str, deal_id: str | None = N
 # -- private accept ---------------------------------------------------------------------------
 
 
-async def deliver_accept(wallet: Wallet, offer: dict, line: str) -> TranscriptRecord:
-    """Sign the accept for the board without posting it there; seal it to the offerer."""
-    nonces = wallet.client.nonces
-    if nonces is None:
-        raise EngineError("a private accept is signed: this wallet's venue client has no identity")
-    nonce = nonces.next(OFFER_ROOM)
-    sig = wallet.identity.sign(OFFER_ROOM, nonce, line)
-    carrier = await wallet.mail.send(offer["from"], {
-        "kind": "accept", "nonce": str(nonce), "sig": sig, "line": line})
+class PrivateAccept:
+    """An accept signed for the board (`tclk-offers|<nonce>|<line>`) and sealed to the
+    offerer's mailbox instead of posted: the letter is journaled with the deal first."""
+
+    def __init__(self, wallet: Wallet) -> None:
+        self._wallet = wallet
+
+    def sign(self, line: str) -> dict:
+        nonces = self._wallet.client.nonces
+        if nonces is None:
+            raise EngineError("a private accept is signed: this wallet's venue client has no "
+                              "identity")
+        nonce = nonces.next(OFFER_ROOM)
+        return {"kind": "accept", "nonce": str(nonce), "line": line,
+                "sig": self._wallet.identity.sign(OFFER_ROOM, nonce, line)}
+
+    async def send(self, offer: dict, letter: dict) -> TranscriptRecord:
+        return await send_accept(self._wallet, offer["from"], letter)
+
+
+async def send_accept(wallet: Wallet, offerer: str, letter: dict) -> TranscriptRecord:
+    """Seal a signed accept letter to the offerer and bind our deal to it."""
+    carrier = await wallet.mail.send(offerer, letter)
     record = TranscriptRecord(room=OFFER_ROOM, seq=carrier.seq,
                               timestamp_ms=carrier.timestamp_ms, sender=wallet.did,
-                              nonce=str(nonce), signature=sig, line=line)
+                              nonce=letter["nonce"], signature=letter["sig"], line=letter["line"])
     _adopt_private_accept(wallet, record)
     return record
 
 
-def _adopt_private_accept(wallet: Wallet, record: TranscriptRecord) -> bool:
-    """Fold a private accept into the deal and the board, and keep it in the journal."""
+async def send_pending(wallet: Wallet) -> None:
+    """After a restart: a private accept journaled but not known to have reached the offerer
+    is sealed again, the very same signed letter (the offerer binds it once)."""
+    for deal in wallet.book:
+        letter = deal.letter
+        if (letter is None or deal.accept_record is not None
+                or deal.state.status != "proposed" or deal.offer["from"] == wallet.did):
+            continue
+        try:
+            await send_accept(wallet, deal.offer["from"], letter)
+        except (EngineError, VenueError) as exc:
+            _note(wallet, "warning", f"offer {deal.deal_id[:10]}…: the private accept kept "
+                  f"from before the restart could not be sent again: {exc}", deal.deal_id)
+            continue
+        _note(wallet, "info", f"offer {deal.deal_id[:10]}…: the private accept kept from before "
+              "the restart was sent again", deal.deal_id)
+
+
+def _adopt_private_accept(wallet: Wallet, record: TranscriptRecord) -> str | None:
+    """Offer a private accept to its deal: it binds the deal only if no accept has (the deal
+    journals it then); None once it is the deal's accept, else why it was refused. A refused
+    one is journaled nowhere."""
     frame = try_decode_frame(record.line)
     if frame is None or frame["type"] != "accept":
-        return False
+        return "not an accept frame"
     deal = wallet.book.get(frame["ref"])
     if deal is None:
-        return False
-    wallet.journal.set_object_setting(SETTING_PRIVATE_ACCEPT + frame["ref"], asdict(record))
-    changed = wallet.board.ingest([record], now_ms=wallet.now_ms())
-    if changed.added or changed.updated:
-        wallet.events.publish(changed)
-    if deal.ingest_board(record):
+        return "names no deal of this wallet"
+    bound_before = deal.accept_record is not None
+    why = deal.ingest_private(record)
+    if why is not None:
+        return why
+    _show_on_board(wallet, deal.offer_record, record)
+    if not bound_before:
         wallet.book.sync_row(deal)
         if wallet.rooms.following:
             wallet.rooms.follow(deal.room)
-    return True
+    return None
+
+
+def _show_on_board(wallet: Wallet, offer: TranscriptRecord, accept: TranscriptRecord) -> None:
+    """This wallet's board shows the offer as accepted (others see it withdrawn)."""
+    changed = wallet.board.ingest([offer, accept], now_ms=wallet.now_ms())
+    if changed.added or changed.updated:
+        wallet.events.publish(changed)
 
 
 def restore(wallet: Wallet) -> None:
-    """Put the private accepts journaled earlier back into their deals (after a restart)."""
+    """Put the private accepts of restored deals back on this wallet's board (after a
+    restart, before the board's journal is replayed: the offer's withdrawal comes after)."""
+    for deal in wallet.book:
+        if deal.accept_private and deal.accept_record is not None:
+            _show_on_board(wallet, deal.offer_record, deal.accept_record)
+
+
+def restore_legacy(wallet: Wallet) -> None:
+    """Private accepts journaled as settings, before a deal's row kept its accept: each
+    binds its deal only if the board's journal bound none first."""
     for key, value in wallet.journal.settings().items():
         if not key.startswith(SETTING_PRIVATE_ACCEPT):
             continue
@@ -97,7 +148,16 @@ def restore(wallet: Wallet) -> None:
         _adopt_private_accept(wallet, record)
 
 
-def _letter_accept(wallet: Wallet, letter: Letter) -> str | None:
+async def _withdraw(wallet: Wallet, deal: DealSession) -> None:
+    """Our offer is bound to a private accept nobody else can see: withdraw it from the board
+    with a signed cancel, so no later public acceptor's wallet takes itself for the party.
+    The deal does not move (a contract exists; a board cancel cannot touch it)."""
+    frame = make_cancel(from_=wallet.did, contract=deal.deal_id,
+                        reason="withdrawn: accepted privately")
+    await wallet.outbox.publish(OFFER_ROOM, encode_frame(frame), deal_id=deal.deal_id)
+
+
+async def _letter_accept(wallet: Wallet, letter: Letter) -> str | None:
     body = letter.body
     if not all(isinstance(body.get(k), str) for k in ("nonce", "sig", "line")):
         return "a private accept without nonce, sig and line"
@@ -113,11 +173,17 @@ def _letter_accept(wallet: Wallet, letter: Letter) -> str | None:
     deal = wallet.book.get(frame["ref"])
     if deal is None or deal.offer["from"] != wallet.did:
         return "a private accept for an offer that is not ours"
-    _adopt_private_accept(wallet, record)
-    if deal.state.contract != frame["contract"]:
-        return "the private accept did not open the contract (another accept came first, or "\
-            "its terms do not match the offer)"
-    _note(wallet, "info", f"offer {deal.deal_id[:10]}…: accepted privately", deal.deal_id)
+    if deal.accept_record is None:
+        # A public accept already on the board comes first: read it before this one binds.
+        await wallet.rooms.sync_board()
+    bound_before = deal.accept_record is not None
+    why = _adopt_private_accept(wallet, record)
+    if why is not None:
+        return f"a private accept: {why}"
+    if not bound_before:
+        _note(wallet, "info", f"offer {deal.deal_id[:10]}…: accepted privately by "
+              f"{letter.sender[:16]}…; the offer is withdrawn from the board", deal.deal_id)
+        await _withdraw(wallet, deal)
     return None
 
 
@@ -142,7 +208,7 @@ def _payee_deal(wallet: Wallet, body: dict) -> tuple[DealSession, Panel]:
     return deal, panel
 
 
-def _letter_secret(wallet: Wallet, letter: Letter) -> str | None:
+async def _letter_secret(wallet: Wallet, letter: Letter) -> str | None:
     try:
         deal, panel = _payee_deal(wallet, letter.body)
     except EngineError as exc:
@@ -172,7 +238,7 @@ def _share_opens(deal: DealSession, panel: Panel, juror: int, share: str,
         return False
 
 
-def _letter_share(wallet: Wallet, letter: Letter) -> str | None:
+async def _letter_share(wallet: Wallet, letter: Letter) -> str | None:
     try:
         deal, panel = _payee_deal(wallet, letter.body)
     except EngineError as exc:
@@ -243,7 +309,7 @@ def committee_overview(wallet: Wallet) -> list[dict]:
     return out
 
 
-def _letter_deal_share(wallet: Wallet, letter: Letter) -> str | None:
+async def _letter_deal_share(wallet: Wallet, letter: Letter) -> str | None:
     """A hash-lock dealer hands this juror its share: keep it in the vault until release."""
     offer_id, share = letter.body.get("offer"), letter.body.get("share")
     if not isinstance(offer_id, str) or (offer := wallet.board.offer_frame(offer_id)) is None:
@@ -263,27 +329,65 @@ def _letter_deal_share(wallet: Wallet, letter: Letter) -> str | None:
 
 
 # Each handler returns the reason it refused a letter, or None once it acted on it.
-HANDLERS: dict[str, Callable[[Wallet, Letter], str | None]] = {
+HANDLERS: dict[str, Callable[[Wallet, Letter], Awaitable[str | None]]] = {
     "accept": _letter_accept, "secret": _letter_secret, "share": _letter_share,
     "deal-share": _letter_deal_share}
 
 
 async def poll_letters(wallet: Wallet) -> int:
-    """Read the mailbox and private rooms once and act on every letter; returns how many."""
+    """Read the mailbox and private rooms once and act on every letter; returns how many.
+
+    Each letter is handed to its handler alone: whatever it holds, a refusal is a notice and
+    never costs the next letter; only then is it marked done."""
     letters = await wallet.mail.poll()
     for letter in letters:
-        handler = HANDLERS.get(letter.body.get("kind", ""))
-        reason: str | None
-        if handler is None:
-            reason = f"a private message of unknown kind {str(letter.body.get('kind'))[:20]!r}"
-        else:
-            try:
-                reason = handler(wallet, letter)
-            except (EngineError, TclkError, ValueError, KeyError, TypeError) as exc:
-                reason = f"a private message that could not be handled: {exc}"
+        try:
+            reason = await _handle(wallet, letter)
+        except asyncio.CancelledError:
+            raise  # not done: the next poll reads it again
+        except JournalUnwritable as exc:  # not done either: kept for when there is room
+            _note(wallet, "warning", f"from {letter.sender[:16]}…: kept unread: {exc}")
+            continue
+        except Exception as exc:  # fail closed: a stranger's letter never breaks the poll
+            reason = f"a private message that could not be handled ({type(exc).__name__})"
         if reason:
             _note(wallet, "warning", f"from {letter.sender[:16]}…: refused {reason}")
+        wallet.mail.done(letter)
     return len(letters)
+
+
+async def _handle(wallet: Wallet, letter: Letter) -> str | None:
+    kind = letter.body.get("kind", "")
+    handler = HANDLERS.get(kind) if isinstance(kind, str) else None
+    if handler is None:
+        return f"a private message of unknown kind {str(kind)[:20]!r}"
+    try:
+        return await handler(wallet, letter)
+    except JournalUnwritable:
+        raise
+    except (EngineError, TclkError, ValueError, KeyError, TypeError) as exc:
+        return f"a private message that could not be handled: {str(exc)[:200]}"
+
+
+def expected_senders(wallet: Wallet) -> set[str]:
+    """Whose letters this wallet waits for: the referees of its deals (a released secret, a
+    share), its counterparties, and the panels of the cases it referees (a dealt share)."""
+    out: set[str] = set()
+    for deal in wallet.book:
+        if deal.state.terminal:
+            continue
+        other = deal.counterparty()
+        if other:
+            out.add(other)
+        try:
+            panel = panel_of(deal.offer)
+        except TclkError:
+            panel = None
+        if panel is not None:
+            out.update(panel.members)
+    out.update(wallet.referee.panel_members())
+    out.discard(wallet.did)
+    return out
 
 
 async def run(wallet: Wallet) -> None:

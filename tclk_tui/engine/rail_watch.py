@@ -3,8 +3,10 @@
 Every couple of seconds each deal with a lock on a rail that moves value asks that rail what
 it holds. A payer learns the secret of a claim made on chain without a reveal frame, a payee's
 verification follows confirmations and reorgs, and the deal view shows the rail's word beside
-the transcript's (see `DealSession.watch_rail`). A rail that cannot answer is a notice, once
-per distinct failure, never a crash and never a status change.
+the transcript's (see `DealSession.watch_rail`). A payer's accepted deal on such a rail has
+its account read for the lock gate (balance, gas, the margin: `DealSession.quote_lock`). A rail
+that cannot answer is a notice, once per distinct failure, never a crash and never a status
+change.
 """
 
 from __future__ import annotations
@@ -36,19 +38,19 @@ class RailWatch:
 
     async def once(self) -> None:
         for rail_id, rail in self.rails.items():
-            refresh = getattr(rail, "refresh_account", None)
-            if refresh is not None:
-                try:
-                    await refresh()
-                except Exception as exc:  # the node is down: the deals below will say so too
-                    text = f"{rail_id}: could not read the account balance: {exc}"
-                    if self._errors.get(rail_id) != text:
-                        self._errors[rail_id] = text
-                        self.events.publish(Notice("warning", text))
-                else:
-                    self._errors.pop(rail_id, None)
+            try:
+                await rail.refresh_account()
+            except Exception as exc:  # the node is down: the deals below will say so too
+                text = f"{rail_id}: could not read the account balance: {exc}"
+                if self._errors.get(rail_id) != text:
+                    self._errors[rail_id] = text
+                    self.events.publish(Notice("warning", text))
+            else:
+                self._errors.pop(rail_id, None)
         for deal in list(self.book):
             state = deal.state
+            if state.status == "accepted" and deal.role == "payer":
+                await deal.quote_lock()  # the lock gate's balance, gas and margin, kept fresh
             deal_rail = self.rails.get(state.rail or "")
             if deal_rail is None or not deal_rail.moves_value or state.rail_ref is None:
                 continue
@@ -67,11 +69,8 @@ class RailWatch:
     async def reconcile(self) -> None:
         """A rail with its own transaction journal (evm-htlc) looks its transactions up."""
         for rail_id, rail in self.rails.items():
-            reconcile = getattr(rail, "reconcile", None)
-            if reconcile is None:
-                continue
             try:
-                notes = await reconcile()
+                notes = await rail.reconcile()
             except Exception as exc:  # the node may be down at start-up: say so, go on
                 self.events.publish(Notice("warning", f"{rail_id}: could not reconcile its "
                                            f"transactions yet: {exc}"))

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from tclk_tui.engine.arbitration import commit_vote
 from tclk_tui.engine.deal import _ms_text, short
+from tclk_tui.engine.errors import EngineError
 from tclk_tui.engine.gates import (
     GateAction,
     GateFact,
@@ -44,19 +45,26 @@ PUBLISH_NOTE = "tclk-tui --venue {venue} --profile <theirs> cases"
 def _request(desk: RefereeDesk, action: GateAction, offer_id: str, facts: list[GateFact],
              blockers: list[str], *, code_of: str | None = None,
              digits_of: str = "contract id") -> GateRequest:
+    """A request the engine states, and remembers: only one it stated can be confirmed."""
     code = code_for(code_of) if code_of else None
-    return GateRequest(action=action, deal_id=offer_id,
-                       contract=desk.case(offer_id).contract, facts=tuple(facts),
-                       blockers=tuple(blockers), confirm_code=code,
-                       created_ms=desk.wallet.now_ms(),
-                       prompt=code_prompt(code, digits_of=digits_of) if code else "",
-                       token=_secrets.token_hex(8))
+    return desk.wallet.stated.state(GateRequest(
+        action=action, deal_id=offer_id, contract=desk.case(offer_id).contract,
+        facts=tuple(facts), blockers=tuple(blockers), confirm_code=code,
+        created_ms=desk.wallet.now_ms(),
+        prompt=code_prompt(code, digits_of=digits_of) if code else "",
+        token=_secrets.token_hex(8)))
 
 
-def _fresh(request: GateRequest, action: GateAction, ask: GateRequest) -> GateRequest:
-    """The engine's answer now, for the same act on the same case, with nothing in the way."""
-    if request.action != action:
+def _own(desk: RefereeDesk, request: GateRequest, action: GateAction) -> GateRequest:
+    """The engine's own copy of the request a face confirms, never one the face made up."""
+    own = desk.wallet.stated.stated(request)
+    if own.action != action:
         raise GateRefused(f"not a {action} request")
+    return own
+
+
+def _fresh(request: GateRequest, ask: GateRequest) -> GateRequest:
+    """The engine's answer now, for the same act on the same case, with nothing in the way."""
     if ask.deal_id != request.deal_id or ask.contract != request.contract:
         raise GateRefused("the case changed since the request: ask again")
     if ask.blockers:
@@ -65,7 +73,7 @@ def _fresh(request: GateRequest, action: GateAction, ask: GateRequest) -> GateRe
 
 
 def _case_facts(view: CaseView) -> list[GateFact]:
-    return [GateFact("case", None, f"{view.amount} {view.asset}, {view.lock} lock; I hold "
+    return [GateFact("case", None, f"{view.amount_text}, {view.lock} lock; I hold "
                      f"{view.what}"),
             GateFact("status", None, view.status)]
 
@@ -111,8 +119,8 @@ def request_mint(desk: RefereeDesk, offer_id: str) -> GateRequest:
                 f"{len(view.panel) - 1} jurors its share; this wallet keeps share 1 and "
                 "forgets the preimage")
     facts = [*_case_facts(view),
-             GateFact("posts", None, f"a signed tclk1-statement line on {OFFER_ROOM} for offer "
-                      f"{short(offer_id)}: {what}"),
+             GateFact("posts", None, f"a signed tclk1-statement line for this offer on "
+                      f"{OFFER_ROOM}: {what}"),
              GateFact("commits me to", None, "releasing or withholding once the offer is "
                       "accepted and locked; the statement cannot be changed afterwards")]
     if view.role == "juror" and view.lock == "hash" and desk.mints(offer_id):
@@ -129,9 +137,12 @@ def request_mint(desk: RefereeDesk, offer_id: str) -> GateRequest:
 
 
 async def confirm_mint(desk: RefereeDesk, request: GateRequest) -> CaseView:
+    request = _own(desk, request, "arbiter-mint")
     await desk.refresh()
-    _fresh(request, "arbiter-mint", request_mint(desk, request.deal_id))
-    return await desk.mint(request.deal_id)
+    _fresh(request, request_mint(desk, request.deal_id))
+    view = await desk.mint(request.deal_id)
+    desk.wallet.stated.answered(request)
+    return view
 
 
 # -- withhold -----------------------------------------------------------------------------------
@@ -165,10 +176,13 @@ def request_withhold(desk: RefereeDesk, offer_id: str) -> GateRequest:
 
 
 def confirm_withhold(desk: RefereeDesk, request: GateRequest, typed_code: str = "") -> CaseView:
-    fresh = _fresh(request, "arbiter-withhold", request_withhold(desk, request.deal_id))
+    request = _own(desk, request, "arbiter-withhold")
+    fresh = _fresh(request, request_withhold(desk, request.deal_id))
     if fresh.confirm_code is None or not fresh.code_matches(typed_code):
         raise WrongCode(wrong_code("contract id" if fresh.contract else "offer id"))
-    return desk.record_withheld(request.deal_id)
+    view = desk.record_withheld(request.deal_id)
+    desk.wallet.stated.answered(request)
+    return view
 
 
 # -- the vote round ---------------------------------------------------------------------------
@@ -176,14 +190,11 @@ def confirm_withhold(desk: RefereeDesk, request: GateRequest, typed_code: str = 
 
 def _round_or_blocker(desk: RefereeDesk, offer_id: str, blockers: list[str]
                       ) -> RoundView | None:
-    view = desk.case(offer_id)
-    if view.role != "juror":
-        blockers.append("vote rounds are for a committee's jurors")
+    try:
+        return desk.round_view(offer_id)
+    except EngineError as exc:  # no contract yet, or an offer naming no panel
+        blockers.append(str(exc))
         return None
-    if view.contract is None:
-        blockers.append("no contract yet: a round runs in the deal room after the accept")
-        return None
-    return desk.round_view(offer_id)
 
 
 def _round_facts(round_: RoundView, now_ms: int) -> list[GateFact]:
@@ -214,13 +225,18 @@ def request_commit(desk: RefereeDesk, offer_id: str, verdict: str) -> GateReques
             blockers.append(str(exc) or "the verdict cannot be committed")
     if not verdict.strip():
         blockers.append("type a verdict first, e.g. release or refund")
-    return _request(desk, "vote-commit", offer_id, facts, blockers)
+    return _request(desk, "vote-post", offer_id, facts, blockers)
 
 
 async def confirm_commit(desk: RefereeDesk, request: GateRequest, verdict: str) -> RoundView:
+    request = _own(desk, request, "vote-post")
+    if not any(f.label == "verdict" and f.detail == verdict for f in request.facts):
+        raise GateRefused("the verdict is not the one the request stated: ask again")
     await desk.refresh()
-    _fresh(request, "vote-commit", request_commit(desk, request.deal_id, verdict))
-    return await desk.commit(request.deal_id, verdict)
+    _fresh(request, request_commit(desk, request.deal_id, verdict))
+    view = await desk.commit(request.deal_id, verdict)
+    desk.wallet.stated.answered(request)
+    return view
 
 
 def request_open(desk: RefereeDesk, offer_id: str) -> GateRequest:
@@ -247,9 +263,12 @@ def request_open(desk: RefereeDesk, offer_id: str) -> GateRequest:
 
 
 async def confirm_open(desk: RefereeDesk, request: GateRequest) -> RoundView:
+    request = _own(desk, request, "vote-open")
     await desk.refresh()
-    _fresh(request, "vote-open", request_open(desk, request.deal_id))
-    return await desk.open_vote(request.deal_id)
+    _fresh(request, request_open(desk, request.deal_id))
+    view = await desk.open_vote(request.deal_id)
+    desk.wallet.stated.answered(request)
+    return view
 
 
 __all__ = ["confirm_commit", "confirm_mint", "confirm_open", "confirm_withhold",

@@ -102,6 +102,16 @@ class RoomSync:
         room) it is exported whole, and the records the journal already holds are not
         verified again.
         """
+        await self.sync_board()
+        for deal in self.book:
+            if deal.room and deal.room_live():
+                room_export = await self.client.export(deal.room)
+                self.ingest(deal.room, list(room_export.verified), room_export.generation)
+        await self.check_locks()
+        self.set_status("following" if self._followed else "connecting", "")
+
+    async def sync_board(self) -> None:
+        """Read the board once, after the journal's cursor or whole (see `sync`)."""
         replayed, self._replayed = self._replayed, []
         window = await self._board_after_cursor()
         if window is not None:
@@ -121,12 +131,6 @@ class RoomSync:
                     self.board_reject(bad.reason, bad.seq, bad.raw)
                 self.ingest(OFFER_ROOM, list(export.records), export.generation,
                             decoded=decoded)
-        for deal in self.book:
-            if deal.room and not deal.state.terminal:
-                room_export = await self.client.export(deal.room)
-                self.ingest(deal.room, list(room_export.verified), room_export.generation)
-        await self.check_locks()
-        self.set_status("following" if self._followed else "connecting", "")
 
     async def _board_after_cursor(self) -> RoomView | None:
         """The board records after the journal's cursor, or None when only the export can
@@ -255,7 +259,7 @@ class RoomSync:
     def start_following(self) -> None:
         self.following = True
         self.follow(OFFER_ROOM)
-        for deal in self.book:
+        for deal in self.book:  # a settled deal's missing receipt is read at each sync
             if deal.room and not deal.state.terminal:
                 self.follow(deal.room)
 

@@ -9,8 +9,11 @@ round's reading (`vote_round`) and the statement's provenance check, not this on
 
 from __future__ import annotations
 
-from tclk_tui.engine.arbitration import VOTE_PREFIX
-from tclk_tui.engine.board import parse_statement_line
+from tclk_tui.protocol.side_lines import (
+    VoteCommitLine,
+    try_parse_statement,
+    try_parse_vote,
+)
 
 COMMITMENT = "vote commitment"
 OPENING = "vote opening"
@@ -23,21 +26,19 @@ def _short(value: str, keep: int = 18) -> str:
 
 
 def read_side_line(line: str) -> tuple[str, str] | None:
-    """(type, summary) for a statement or vote line, or None for anything else. The summary
-    quotes the line's own values (the verdict is a stranger's text until checked)."""
-    statement = parse_statement_line(line)
+    """(type, summary) for a well-formed statement or vote line (`protocol.side_lines`'s
+    grammar), or None for anything else, near misses included. The summary quotes the line's
+    own values (the verdict is a stranger's text until the round checks it)."""
+    statement = try_parse_statement(line)
     if statement is not None:
-        offer_id, value = statement
-        return STATEMENT, f"statement {_short(value)} published for offer {_short(offer_id, 14)}"
-    if not line.startswith(VOTE_PREFIX):
+        return STATEMENT, (f"statement {_short(statement.statement)} published for offer "
+                           f"{_short(statement.offer_id, 14)}")
+    vote = try_parse_vote(line)
+    if vote is None:
         return None
-    kind, _, rest = line[len(VOTE_PREFIX):].partition(" ")
-    if kind == "commit" and rest and " " not in rest:
-        return COMMITMENT, f"vote commitment {_short(rest)} (the verdict stays sealed)"
-    salt, _, verdict = rest.partition(" ")
-    if kind == "reveal" and salt and verdict:
-        return OPENING, f"vote opening: verdict {verdict!r} with salt {_short(salt, 12)}"
-    return None
+    if isinstance(vote, VoteCommitLine):
+        return COMMITMENT, f"vote commitment {_short(vote.commitment)} (the verdict stays sealed)"
+    return OPENING, f"vote opening: verdict {vote.verdict!r} with salt {_short(vote.salt, 12)}"
 
 
 __all__ = ["COMMITMENT", "OPENING", "SIDE_LINE_TYPES", "STATEMENT", "read_side_line"]

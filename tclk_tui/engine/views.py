@@ -11,7 +11,7 @@ from typing import Literal
 
 from tclk_tui.engine.events import DangerLevel
 
-OfferStatus = Literal["open", "accepted", "expired", "cancelled", "mine"]
+OfferStatus = Literal["open", "awaiting", "accepted", "expired", "cancelled", "mine"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,13 +26,26 @@ class OfferRow:
     claim_by_ms: int
     refund_after_ms: int
     expires_ms: int
-    status: str  # open | accepted | expired | cancelled
+    status: str  # open | awaiting (its statement) | accepted | expired | cancelled
     capability: tuple[str, ...] | None  # rails from the sender's DID note, a routing hint only
     mine: bool
     seq: int
     ts_ms: int
     job: str = ""  # "<proto>:<id>" or ""
     line: str = ""  # the exact signed line
+    # The amount as money, as the engine read it (engine.money): `0.25 ETH`, and the number
+    # alone, `0.25`. Faces read `amount_text` / `amount_units`.
+    money_text: str = ""
+    money_units: str = ""
+
+    @property
+    def amount_text(self) -> str:
+        """`0.25 ETH`; `1000 FLOP` (minimal units) where no rail here knows the decimals."""
+        return self.money_text or f"{self.amount} {self.asset}"
+
+    @property
+    def amount_units(self) -> str:
+        return self.money_units or self.amount
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +130,22 @@ class DealView:
     # The deal actions this status admits that are not legal now, each with the engine's
     # reason (engine.legal): faces show them as "not now" with that reason, never their own.
     unavailable: tuple[tuple[str, str], ...] = ()
+    # Which accept the deal is bound to (the first valid one this wallet journaled), in words,
+    # and every other accept seen, as (sender DID, why it was refused).
+    accepted_by: str = ""
+    refused_accepts: tuple[tuple[str, str], ...] = ()
+    # The amount as money (engine.money): `0.25 ETH` where a rail here knows the asset's
+    # decimals, `1000 FLOP` (minimal units) where none does; and in minimal units, named.
+    money_text: str = ""
+    money_minimal: str = ""
+
+    @property
+    def amount_text(self) -> str:
+        return self.money_text or f"{self.amount} {self.asset}"
+
+    @property
+    def amount_minimal(self) -> str:
+        return self.money_minimal or f"{self.amount} {self.asset} (minimal units)"
 
 
 @dataclass(frozen=True, slots=True)

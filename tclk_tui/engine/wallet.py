@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,9 +29,11 @@ from tclk_tui.engine.errors import EngineError, ProfileBusy
 from tclk_tui.engine.events import EventBus, Notice, VenueStatus
 from tclk_tui.engine.evidence import Evidence
 from tclk_tui.engine.evm import load_evm_settings, open_evm_rail
-from tclk_tui.engine.gates import GateRequest
+from tclk_tui.engine.gates import GateRequest, StatedGates
+from tclk_tui.engine.identity_key import IDENTITY_ENTRY, load_identity
 from tclk_tui.engine.keeper import VaultKeeper
 from tclk_tui.engine.mailbox import PrivateMail
+from tclk_tui.engine.money import money_reader
 from tclk_tui.engine.offers import OfferDesk
 from tclk_tui.engine.outbox import Outbox
 from tclk_tui.engine.paths import make_private_dir
@@ -58,10 +60,7 @@ from tclk_tui.technocore.client import VenueClient
 from tclk_tui.technocore.errors import VenueError
 from tclk_tui.technocore.identity import Identity
 from tclk_tui.vault.errors import VaultError
-from tclk_tui.vault.seed import Vault, derive_bytes
-
-IDENTITY_ENTRY = "identity-ed25519"
-IDENTITY_DOMAIN = "tclk-tui identity ed25519 v1"
+from tclk_tui.vault.seed import Vault
 
 
 def wall_clock_ms() -> int:
@@ -78,10 +77,13 @@ class _Ctx:
     secrets: VaultKeeper
     rails: dict[str, SettlementRail]
     now_ms: Callable[[], int]
+    stated: StatedGates  # the gate requests the engine stated: a confirmation answers one
     # Is a contract's statement the one its offer's panel published? (None: no panel)
     provenance: Callable[[dict, str | None], tuple[bool | None, str]] | None = None
     # Rails set aside in this wallet, with why (a one-shot process cannot hold a memory lock).
     refused_rails: Mapping[str, str] = field(default_factory=dict)
+    # Reads the sealed mail now (a payee's released secret may be waiting there).
+    read_mail: Callable[[], Awaitable[int]] | None = None
 
 
 def one_shot_refusal(rail_id: str) -> str:
@@ -111,17 +113,19 @@ class Wallet:
         # secrets live and ask for a seed backup, once.
         self.first_run = False
         self.events = EventBus()
-        self.board = OffersBoard(identity.did)
+        self.board = OffersBoard(identity.did, amount_text=money_reader(self.rails))
         self.keeper = VaultKeeper(vault)
         self.background = Background()
         self.outbox = Outbox(journal, client, deal_row_id=lambda d: self.book.row_id(d),
                              secret_for=self.keeper.deal_secret,
                              on_record=lambda r: self.rooms.on_own_record(r))
+        self.stated = StatedGates()
         ctx = _Ctx(did=identity.did, events=self.events, publisher=self.outbox,
-                   secrets=self.keeper, rails=rails, now_ms=self.now_ms,
+                   secrets=self.keeper, rails=rails, now_ms=self.now_ms, stated=self.stated,
                    refused_rails=self.refused_rails,
                    provenance=lambda offer, statement: check_statement(
-                       offer, statement, self.board.panel_lines(offer["id"])))
+                       offer, statement, self.board.panel_lines(offer["id"])),
+                   read_mail=lambda: self.check_mail())
         self.book = DealBook(journal, self.keeper, ctx, self.events)
         self.evidence = Evidence(journal, self.keeper, self.book.in_room)
         self.capabilities = Capabilities(client, self.board, self.events, self.background)
@@ -135,12 +139,13 @@ class Wallet:
                                 book=self.book, keeper=self.keeper, outbox=self.outbox,
                                 events=self.events, rails=rails, now_ms=self.now_ms,
                                 refused_rails=self.refused_rails)
-        self.gates = SecretGates(vault, self.keeper, self.book, self.now_ms)
+        self.gates = SecretGates(vault, self.keeper, self.book, self.now_ms, self.stated)
         self.rail_watch = RailWatch(self.book, rails, self.events)
         self._owned_rails: list[SettlementRail] = []  # rails this wallet opened and closes
         self.mail = PrivateMail(identity=identity, vault=vault, journal=journal, client=client,
                                 publisher=self.outbox, events=self.events, now_ms=self.now_ms)
         self.referee = RefereeDesk(self)
+        self.mail.expected = lambda: private_deals.expected_senders(self)
         self._lock: ProfileLock | None = None
 
     def __repr__(self) -> str:
@@ -191,7 +196,7 @@ class Wallet:
                     "vault holds none of its secrets: open the profile's own vault (see "
                     "`tclk-tui vault doctor`) or restore its master seed; nothing was created")
             vault.ensure_seed()
-            identity = _load_identity(vault)
+            identity = load_identity(vault)
         except VaultError as exc:
             journal.close()
             raise EngineError(f"the vault cannot be used: {exc}") from None
@@ -222,7 +227,7 @@ class Wallet:
             all_rails["evm-htlc"] = open_evm_rail(vault, profile_dir, evm, clock_ms)
             owned.append(all_rails["evm-htlc"])
         refused = {rail_id: one_shot_refusal(rail_id) for rail_id, rail in all_rails.items()
-                   if one_shot and getattr(rail, "process_local", False)}
+                   if one_shot and rail.process_local}
         wallet = cls(profile=profile, venue_url=venue_url, vault=vault, journal=journal,
                      identity=identity, client=client, clock_ms=clock_ms,
                      rails={k: v for k, v in all_rails.items() if k not in refused},
@@ -240,6 +245,7 @@ class Wallet:
                 for note in await wallet.outbox.recover():
                     wallet.events.publish(Notice("info", note))
                 await wallet.offers.publish_missing_statements()
+                await private_deals.send_pending(wallet)
                 await wallet.advertise()  # the DID note, its rails and e2e: record current
             except (VenueError, EngineError) as exc:
                 wallet.rooms.set_status("offline", str(exc))
@@ -250,8 +256,10 @@ class Wallet:
 
     def _restore(self) -> None:
         """Rebuild deals from the journal: plans, records, and the folds they give."""
-        self.rooms.replay_journal(self.book.restore())
+        restored = self.book.restore()
         private_deals.restore(self)
+        self.rooms.replay_journal(restored)
+        private_deals.restore_legacy(self)
 
     async def close(self) -> None:
         if self.background.closed:
@@ -260,7 +268,7 @@ class Wallet:
         await self.client.aclose()
         for rail in self._owned_rails:
             with contextlib.suppress(Exception):
-                await rail.aclose()  # type: ignore[attr-defined]
+                await rail.aclose()
         self.journal.close()
         if self._lock is not None:
             self._lock.release()  # last: the journal is closed before anyone else may open it
@@ -317,12 +325,13 @@ class Wallet:
         the contract id and the deal room derive the same either way."""
         if not private:
             return await self.offers.accept(offer_id, rail=rail)
+        # The board first: an accept already there binds the offer, and nobody can see ours.
+        await self.rooms.sync_board()
         offer = self.board.offer_frame(offer_id)
         if offer is not None:
             await self.mail.peer_record(offer["from"])  # refused before anything is journaled
-        return await self.offers.accept(
-            offer_id, rail=rail,
-            deliver=lambda frame, line: private_deals.deliver_accept(self, frame, line))
+        return await self.offers.accept(offer_id, rail=rail,
+                                        deliver=private_deals.PrivateAccept(self))
 
     def deals(self) -> list[DealView]:
         return self.book.views()
@@ -345,7 +354,16 @@ class Wallet:
 
     @property
     def arbitration(self) -> arb.ArbitrationDesk:
-        return arb.ArbitrationDesk(self._room_records, self._post_vote_line)
+        return arb.ArbitrationDesk(self._room_records, self._post_vote_line,
+                                   self.offer_of_contract)
+
+    def offer_of_contract(self, contract: str) -> dict | None:
+        """The offer a contract was accepted from, if this wallet knows it (its deals, then
+        the board's accepts)."""
+        for deal in self.book:
+            if deal.state.contract == contract:
+                return deal.offer
+        return self.board.offer_of_contract(contract)
 
     # -- private mail and committees -----------------------------------------------------------
 
@@ -371,8 +389,11 @@ class Wallet:
     def confirm_seed_backup(self, request: GateRequest, typed_code: str = "") -> str:
         return self.gates.confirm_seed_backup(request, typed_code)
 
-    async def restore_seed(self, text: str) -> str:
-        return self.gates.restore_seed(text)
+    def request_seed_restore(self, text: str) -> GateRequest:
+        return self.gates.request_seed_restore(text)
+
+    def confirm_seed_restore(self, request: GateRequest, typed_code: str = "") -> str:
+        return self.gates.confirm_seed_restore(request, typed_code)
 
     def request_secret_reveal(self, deal_id: str) -> GateRequest:
         return self.gates.request_secret_reveal(deal_id)
@@ -400,15 +421,4 @@ def take_profile_lock(profile_dir: Path) -> ProfileLock:
         raise ProfileBusy(str(exc), exc.pid) from None
 
 
-def _load_identity(vault: Vault) -> Identity:
-    """The profile's Ed25519 identity: derived from the master seed, so the one seed backup
-    restores the DID too, and cached in the vault like every derived secret."""
-    backend = vault.backend
-    seed = backend.get(IDENTITY_ENTRY)
-    if seed is None:
-        seed = derive_bytes(vault.master_seed(), IDENTITY_DOMAIN)
-        backend.put(IDENTITY_ENTRY, seed)
-    return Identity.from_seed(bytes(seed))
-
-
-__all__ = ["EngineError", "ProfileBusy", "Wallet"]
+__all__ = ["IDENTITY_ENTRY", "EngineError", "ProfileBusy", "Wallet"]

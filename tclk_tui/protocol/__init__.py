@@ -32,22 +32,20 @@ from tclk_tui.protocol.builders import (
     make_refund,
     make_reveal,
 )
+from tclk_tui.protocol.canonical import canonical_json, to_ascii
 from tclk_tui.protocol.codec import (
     MAX_FRAME_CHARS,
-    TCLK_DOMAIN,
     TCLK_PREFIX,
     TCLK_VERSION,
-    canonical_json,
     decode_frame,
     encode_frame,
     is_tclk_line,
-    to_ascii,
     try_decode_frame,
 )
 from tclk_tui.protocol.didkey import did_key_from_public_key, public_key_from_did_key
 from tclk_tui.protocol.errors import FrameError, RailError, TclkError
 from tclk_tui.protocol.frames import validate_frame
-from tclk_tui.protocol.ids import contract_id, domain_hash, offer_id
+from tclk_tui.protocol.ids import TCLK_DOMAIN, contract_id, domain_hash, offer_id
 from tclk_tui.protocol.interop import a2a_job, a2a_state, acp_job, acp_phase
 from tclk_tui.protocol.locks import (
     SECP256K1_N,

@@ -16,9 +16,9 @@ import unicodedata
 from collections.abc import Callable, Sequence
 
 from tclk_tui.protocol import secp
-from tclk_tui.protocol.codec import TCLK_DOMAIN
 from tclk_tui.protocol.errors import TclkError
 from tclk_tui.protocol.hexutil import HEX32_RE, bytes_to_hex
+from tclk_tui.protocol.ids import TCLK_DOMAIN
 
 RandBytes = Callable[[int], bytes]
 
@@ -88,6 +88,19 @@ def generate_salt(*, _randbytes: RandBytes = secrets.token_bytes) -> str:
     return bytes_to_hex(_randbytes(32))
 
 
+def verdict_problem(verdict: object) -> str | None:
+    """Why `verdict` cannot be committed to (the protocol's message), or None when it can."""
+    if not isinstance(verdict, str):
+        return "tclk: verdict must be a string"
+    if len(verdict) == 0:
+        return "tclk: verdict must not be empty"
+    if "|" in verdict:
+        return "tclk: verdict must not contain '|'"
+    if any(_rewritten_by_venue(ch) for ch in _js_code_points(verdict)):
+        return "tclk: verdict must not contain characters the venue rewrites"
+    return None
+
+
 def vote_commitment(contract: str, verdict: str, salt: str) -> str:
     """A juror's sealed vote: sha256 of `FLOP::tclk::v1|commit|<contract>|<verdict>|<salt>`.
 
@@ -96,14 +109,9 @@ def vote_commitment(contract: str, verdict: str, salt: str) -> str:
     """
     if not isinstance(contract, str) or HEX32_RE.fullmatch(contract) is None:
         raise TclkError("tclk: contract must be a 0x-hex contract id")
-    if not isinstance(verdict, str):
-        raise TclkError("tclk: verdict must be a string")
-    if len(verdict) == 0:
-        raise TclkError("tclk: verdict must not be empty")
-    if "|" in verdict:
-        raise TclkError("tclk: verdict must not contain '|'")
-    if any(_rewritten_by_venue(ch) for ch in _js_code_points(verdict)):
-        raise TclkError("tclk: verdict must not contain characters the venue rewrites")
+    problem = verdict_problem(verdict)
+    if problem is not None:
+        raise TclkError(problem)
     _require_hex32(salt, "salt")
     preimage = f"{TCLK_DOMAIN}|commit|{contract}|{verdict}|{salt}"
     return bytes_to_hex(hashlib.sha256(_utf8_like_text_encoder(preimage)).digest())

@@ -12,7 +12,7 @@ import secrets
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
-from tclk_tui.protocol.codec import canonical_json
+from tclk_tui.protocol.canonical import canonical_json
 from tclk_tui.protocol.errors import FrameError
 from tclk_tui.protocol.frames import (
     HEX32_RE,

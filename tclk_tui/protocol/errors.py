@@ -21,6 +21,11 @@ class FrameError(TclkError):
     """A frame failed to encode, decode, validate or build."""
 
 
+class LineError(TclkError):
+    """A signed plain line beside the frames (`tclk1-statement`, `tclk1-vote`) failed to encode
+    or parse."""
+
+
 class RailError(TclkError):
     """A rail id is malformed (not a usable string) or not in the registry."""
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Final, Literal, NoReturn, NotRequired, TypedDict
 
-from tclk_tui.protocol.codec import MAX_SAFE_INTEGER, js_string
+from tclk_tui.protocol.canonical import MAX_SAFE_INTEGER, js_string
 from tclk_tui.protocol.errors import FrameError
 from tclk_tui.protocol.ids import offer_id
 from tclk_tui.protocol.locks import is_valid_point_statement

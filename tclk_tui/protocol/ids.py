@@ -12,7 +12,10 @@ import hashlib
 from collections.abc import Mapping
 from typing import Any, Final
 
-from tclk_tui.protocol.codec import TCLK_DOMAIN, canonical_json, js_utf8, to_ascii
+from tclk_tui.protocol.canonical import canonical_json, js_utf8, to_ascii
+
+TCLK_DOMAIN: Final = "FLOP::tclk::v1"
+"""The domain every tclk/1 hash is separated by (ids, vote commitments)."""
 
 ACCEPT_CORE_FIELDS: Final = ("from", "ref", "statement", "paymentKey", "nonce")
 """The accept fields the contract id commits to (`type` and `contract` are not among them)."""

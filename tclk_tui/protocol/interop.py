@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Final
 
-from tclk_tui.protocol.codec import MAX_SAFE_INTEGER, js_string
+from tclk_tui.protocol.canonical import MAX_SAFE_INTEGER, js_string
 from tclk_tui.protocol.errors import TclkError
 from tclk_tui.protocol.quoting import quote
 

@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final
 
-from tclk_tui.protocol.codec import MAX_SAFE_INTEGER, js_utf8
+from tclk_tui.protocol.canonical import MAX_SAFE_INTEGER, js_utf8
 from tclk_tui.protocol.errors import FrameError, TclkError
 from tclk_tui.protocol.locks import is_valid_statement
 from tclk_tui.protocol.quoting import quote

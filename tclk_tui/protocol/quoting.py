@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
-from tclk_tui.protocol.codec import js_string
+from tclk_tui.protocol.canonical import js_string
 
 QUOTE_LIMIT: Final = 80
 """Characters of the original value kept in a reason; the rest is cut and marked `...`."""

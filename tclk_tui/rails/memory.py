@@ -11,11 +11,19 @@ import math
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from tclk_tui.protocol.codec import canonical_json
+from tclk_tui.protocol.canonical import canonical_json
 from tclk_tui.protocol.locks import verify_secret
 from tclk_tui.protocol.rails import RAIL_REGISTRY
 
-from .base import Clock, LockTerms, SettlementError, is_number, rail_now, wall_clock_ms
+from .base import (
+    Clock,
+    LockTerms,
+    RailFeatures,
+    SettlementError,
+    is_number,
+    rail_now,
+    wall_clock_ms,
+)
 
 __all__ = ["MemoryLockStatus", "MemoryRail"]
 
@@ -37,7 +45,7 @@ def _terms_json(terms: object) -> str | None:
         return None
 
 
-class MemoryRail:
+class MemoryRail(RailFeatures):
     """Locks keyed by contract id, in this process only; refs are the contract ids.
 
     ``id`` may name another registered rail so an end-to-end test can drive an offer that
@@ -69,7 +77,7 @@ class MemoryRail:
             "predicates a real rail must, and binds no one to them."
         )
 
-    async def lock(self, terms: LockTerms) -> str:
+    async def lock(self, terms: LockTerms, *, payee_key: str | None = None) -> str:
         if terms.contract in self._locks:
             raise SettlementError(
                 f"tclk: rail already holds a lock for {terms.contract}", code="already-locked"
@@ -88,7 +96,8 @@ class MemoryRail:
         self._locks[terms.contract] = _Held(terms=terms, status="locked")
         return terms.contract
 
-    async def verify_lock(self, terms: LockTerms, ref: str) -> bool:
+    async def verify_lock(self, terms: LockTerms, ref: str, *,
+                          payee_key: str | None = None) -> bool:
         held = self._locks.get(ref) if isinstance(ref, str) else None
         if held is None or held.status != "locked":
             return False

@@ -27,6 +27,7 @@ from .base import (
     MAX_SAFE_INTEGER,
     Clock,
     LockTerms,
+    RailFeatures,
     SettlementError,
     ascii_lower,
     is_number,
@@ -123,7 +124,7 @@ def _fits(lock: object, statement: object) -> bool:
         return False
 
 
-class PaperRail:
+class PaperRail(RailFeatures):
     """Records the lock/claim/refund lifecycle on venue notes and backs it with nothing.
 
     It enforces the predicates a real rail must, so a client written against it is written
@@ -143,7 +144,7 @@ class PaperRail:
     def describe(self) -> str:
         return PAPER_DESCRIPTION
 
-    async def lock(self, terms: LockTerms) -> str:
+    async def lock(self, terms: LockTerms, *, payee_key: str | None = None) -> str:
         now = rail_now(self._clock)
         deadline = terms.refund_after_ms
         # A non-number deadline is refused just below, as the reference's comparison
@@ -180,7 +181,8 @@ class PaperRail:
             )
         return terms.contract
 
-    async def verify_lock(self, terms: LockTerms, ref: str) -> bool:
+    async def verify_lock(self, terms: LockTerms, ref: str, *,
+                          payee_key: str | None = None) -> bool:
         if not isinstance(ref, str) or ref != terms.contract:
             return False
         # None for a malformed id or an unparseable line; a transport failure from the

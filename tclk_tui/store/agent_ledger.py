@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 
 APPROVAL_STATES = ("pending", "approved", "denied", "lapsed", "failed")
 MAX_DETAIL = 2000
+CALLER_SETTING = "agents.caller."  # + the caller's DID: its last nonce and latest request ids
+KEPT_REQUEST_IDS = 256
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,12 +129,17 @@ class AgentLedger:
                 "VALUES (?, ?, ?, ?, ?)", (agent, deal_id, asset, str(int(amount)), j._now()))
             return cur.rowcount == 1
 
-    def spent(self, agent: str, *, since_ms: int, asset: str | None = None) -> int:
+    def spent(self, agent: str, *, since_ms: int, asset: str | None = None,
+              besides: str | None = None) -> int:
+        """The agent's accounted spend since `since_ms` (of `asset`), less deal `besides`."""
         sql = "SELECT amount FROM agent_spend WHERE agent = ? AND ts_ms > ?"
         args: tuple[Any, ...] = (agent, int(since_ms))
         if asset is not None:
             sql += " AND asset = ?"
             args = (*args, asset)
+        if besides is not None:
+            sql += " AND deal_id != ?"
+            args = (*args, besides)
         return sum(int(r[0]) for r in self._journal._all(sql, args))
 
     def accounted(self, agent: str, deal_id: str) -> bool:
@@ -145,6 +152,38 @@ class AgentLedger:
             "SELECT DISTINCT deal_id FROM agent_calls WHERE agent = ? AND deal_id IS NOT NULL "
             "AND tool IN ('offer', 'accept') AND result_kind = 'ok' ORDER BY deal_id", (agent,))
         return [r[0] for r in rows]
+
+    # -- requests over a room: at most once, ever ------------------------------------------------
+
+    def _caller(self, did: str) -> dict[str, Any]:
+        raw = self._journal.get_setting(CALLER_SETTING + did)
+        try:
+            found = json.loads(raw) if raw else {}
+        except ValueError:
+            found = {}
+        return found if isinstance(found, dict) else {}
+
+    def take_request(self, did: str, nonce: int | None, req_id: str | None) -> str:
+        """Take a caller's signed request, in one write: `replay` when its nonce is not above
+        the highest one taken from that caller (nothing changes), else the nonce is taken and
+        it is `used` when that caller's request id is among its latest `KEPT_REQUEST_IDS`
+        already, `new` (and recorded) otherwise. The venue keeps the nonce rule only while a
+        record is in its nonce tail; the journal keeps it for ever, in one row per caller."""
+        caller = self._caller(did)
+        last = caller.get("nonce")
+        if nonce is None or (isinstance(last, int) and nonce <= last):
+            return "replay"
+        caller["nonce"] = nonce
+        ids = [i for i in caller.get("ids", []) if isinstance(i, str)]
+        used = req_id is not None and req_id in ids
+        if req_id is not None and not used:
+            ids = [*ids, req_id][-KEPT_REQUEST_IDS:]
+        caller["ids"] = ids
+        self._journal.set_setting(CALLER_SETTING + did, json.dumps(caller, sort_keys=True))
+        return "used" if used else "new"
+
+    def request_id_used(self, did: str, req_id: str) -> bool:
+        return req_id in self._caller(did).get("ids", [])
 
     # -- approvals ------------------------------------------------------------------------------
 

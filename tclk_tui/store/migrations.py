@@ -8,11 +8,14 @@ Migrations are append-only: a released one is never edited, a change is a new ve
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tclk_tui.store.errors import MigrationError, SchemaTooNew
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -179,6 +182,7 @@ def migrate(
     check_sequence(migrations)
     latest = migrations[-1].version if migrations else 0
     conn.execute("BEGIN IMMEDIATE")
+    version = 0
     try:
         conn.execute(_VERSION_TABLE)
         version = current_version(conn)
@@ -200,7 +204,12 @@ def migrate(
                 (migration.version, migration.description, now_ms),
             )
         conn.execute("COMMIT")
-    except BaseException:
+    except BaseException as exc:
         conn.execute("ROLLBACK")
+        if isinstance(exc, MigrationError | SchemaTooNew):
+            log.error("journal schema left at version %d: %s", version, exc)
         raise
+    for migration in migrations[version:]:  # said once they are committed, not before
+        log.info("journal migrated to schema version %d: %s", migration.version,
+                 migration.description)
     return max(version, latest)

@@ -13,8 +13,10 @@ the write as done instead of failing or posting twice.
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import itertools
 import json
+import logging
 import re
 from collections.abc import Callable, Container, Mapping
 from dataclasses import dataclass
@@ -36,6 +38,7 @@ from tclk_tui.technocore.errors import (
     VenueError,
     VenueUnavailable,
     error_for_status,
+    error_label,
 )
 from tclk_tui.technocore.follow import RecordsEvent, RingGap, RoomFollower
 from tclk_tui.technocore.identity import Identity, canonical_nonce, check_signable_text, is_name
@@ -64,6 +67,7 @@ from tclk_tui.technocore.retry import RetryPolicy
 from tclk_tui.technocore.sweep import survives_sweep
 
 Lane = Literal["post", "get"]
+log = logging.getLogger(__name__)
 
 MAX_LIMIT = 200
 MAX_WAIT_S = 10.0
@@ -128,12 +132,40 @@ class VenueSettings:
         return self.settings.get(name, default)
 
 
+_LABEL_RE = re.compile(r"[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?")
+
+
+def _host_problem(host: str, *, bracketed: bool) -> str:
+    """Why `host` (as urlsplit gives it: lower case, brackets off) cannot be a host, or ""."""
+    if bracketed:
+        try:
+            ipaddress.IPv6Address(host.partition("%")[0])
+        except ValueError:
+            return f"has {host!r} in brackets, which is not an IPv6 address"
+        return ""
+    name = host[:-1] if host.endswith(".") else host
+    labels = name.split(".")
+    if labels[-1].isdigit() or all(label.isdigit() for label in labels):
+        # A name's last label is never all digits: this is an IPv4 address or nothing.
+        try:
+            ipaddress.IPv4Address(name)
+        except ValueError:
+            return (f"has host {host!r}, which is not an IPv4 address (four numbers 0-255 "
+                    "with dots between) nor a host name")
+        return ""
+    if len(name) > 253 or not all(_LABEL_RE.fullmatch(label) for label in labels):
+        return (f"has host {host!r}, which is not a host name (dot-separated labels of 1-63 "
+                "letters, digits and inner hyphens)")
+    return ""
+
+
 def check_venue_url(url: object) -> str:
     """The venue's base URL without its trailing slash, or ValueError with a sentence.
 
     Checked before any request, so a typo is one clear refusal instead of an error from deep in
-    the HTTP stack: http(s) only, a host, a port in 1..65535, no credentials, query or fragment,
-    nothing invisible.
+    the HTTP stack: http(s) only, a host that can be one (an IPv4 address of four numbers up to
+    255, an IPv6 address in brackets, or a host name), a port in 1..65535, no credentials,
+    query or fragment, nothing invisible.
     """
     if not isinstance(url, str) or not url.isascii() or not url.isprintable() or " " in url:
         raise ValueError("the venue URL must be plain text without spaces, e.g. "
@@ -149,6 +181,9 @@ def check_venue_url(url: object) -> str:
         raise ValueError(f"the venue URL {url!r} must start with http:// or https://")
     if not parts.hostname:
         raise ValueError(f"the venue URL {url!r} names no host")
+    problem = _host_problem(parts.hostname, bracketed="[" in parts.netloc)
+    if problem:
+        raise ValueError(f"the venue URL {url!r} {problem}")
     if port is not None and not 1 <= port <= 65535:
         raise ValueError(f"the venue URL {url!r} has port {port}: use 1-65535")
     if parts.username is not None or parts.password is not None:
@@ -181,6 +216,19 @@ def _without_our_values(error: VenueError, body: Mapping[str, Any] | None) -> Ve
     error.args = tuple(scrub(a) if isinstance(a, str) else a for a in error.args)
     error.detail = scrub(error.detail)
     return error
+
+
+def _log_rate_limit(what: str, error: VenueError, wait_s: float, limited: int, waited: float,
+                    policy: RetryPolicy, waiting: bool) -> None:
+    kind = getattr(error, "kind", "unknown")
+    spent = (f"429 {limited} of at most {policy.rate_limit_retries}, {waited:.1f} s of "
+             f"{policy.rate_limit_budget_s:g} s waited so far")
+    if waiting:
+        log.warning("%s: rate limited (%s budget): waiting %.1f s (%s)", what, kind, wait_s,
+                    spent)
+    else:
+        log.warning("%s: rate limited (%s budget): a further %.1f s would pass what one request "
+                    "may wait (%s): giving up", what, kind, wait_s, spent)
 
 
 def encode_segment(text: str) -> str:
@@ -338,14 +386,23 @@ class VenueClient:
                     limited += 1
                     if (limited > policy.rate_limit_retries
                             or waited + wait_s > policy.rate_limit_budget_s):
+                        if policy.rate_limit_budget_s > 0:  # else the caller waits it out
+                            _log_rate_limit(what, error, wait_s, limited, waited, policy, False)
                         raise
+                    _log_rate_limit(what, error, wait_s, limited, waited, policy, True)
                     waited += wait_s
                     attempt -= 1
                     await policy.sleep(wait_s)
                     continue
                 if not error.retryable or attempt >= policy.attempts:
+                    if error.retryable and policy.attempts > 1:  # else the caller retries
+                        log.warning("%s: %s, attempt %d of %d: giving up", what,
+                                    error_label(error), attempt, policy.attempts)
                     raise
-                await policy.sleep(policy.backoff(attempt - 1))
+                delay = policy.backoff(attempt - 1)
+                log.info("%s: %s, attempt %d of %d: trying again in %.2f s", what,
+                         error_label(error), attempt, policy.attempts, delay)
+                await policy.sleep(delay)
 
     def _json(self, reply: Reply, what: str) -> Any:
         try:

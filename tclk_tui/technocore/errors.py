@@ -169,6 +169,13 @@ class ReplyLost(VenueError):
         self.got = got
 
 
+def error_label(error: VenueError) -> str:
+    """A failure as the log names it: its type and status, never the venue's text (a reply may
+    echo what we sent, a secret included)."""
+    status = f" {error.status}" if error.status is not None else ""
+    return f"{type(error).__name__}{status}"
+
+
 def _forbidden_kind(body: str) -> str:
     lowered = body.lower()
     if "signature does not verify" in lowered:

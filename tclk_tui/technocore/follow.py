@@ -10,11 +10,12 @@ the iteration, by raising.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from tclk_tui.technocore.errors import RateLimited, VenueError
+from tclk_tui.technocore.errors import RateLimited, VenueError, error_label
 from tclk_tui.technocore.records import RoomView, VenueRecord
 from tclk_tui.technocore.retry import RetryPolicy
 
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
     from tclk_tui.technocore.client import VenueClient
 
 ONE_SHOT = RetryPolicy(attempts=1, rate_limit_budget_s=0.0)
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,6 +162,9 @@ class RoomFollower:
                     else policy.backoff(self._failures)
                 )
                 self._failures += 1
+                log.log(logging.WARNING if isinstance(error, RateLimited) else logging.INFO,
+                        "follow %s: %s; reading again in %.2f s (failure %d in a row)",
+                        self.room, error_label(error), delay, self._failures)
                 yield Backoff(self.room, error, delay, self._failures)
                 await policy.sleep(delay)
                 continue
@@ -168,6 +173,8 @@ class RoomFollower:
             for event in await self._absorb(view, waited=waiting):
                 yield event
             if view.wait_held is False and not view.records:
+                log.info("follow %s: the venue held no long-poll (no free waiter slot): "
+                         "reading again in %g s", self.room, self.wait_s)
                 yield WaitNotHeld(self.room, self.wait_s)
                 await policy.sleep(self.wait_s)
             elif waiting and view.wait_held is None and not view.records and not view.malformed:

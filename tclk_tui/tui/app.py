@@ -683,10 +683,25 @@ class TclkApp(KeyDesk):
 
     @on(VaultPane.RestoreRequested)
     def action_restore_seed(self) -> None:
-        self.open_dialog(RestoreScreen(self.wallet.restore_seed), self._restored)
+        """The backup text, then the engine's gate: which seed it replaces, what derives
+        from that one; the engine holds the backup until the operator confirms."""
+        wallet = self.wallet
+        stated: list[GateRequest] = []
 
-    def _restored(self, done: bool | None) -> None:
-        if done:
+        async def ask(text: str) -> None:
+            stated.append(wallet.request_seed_restore(text))
+
+        def perform(newest: GateRequest, typed: str | None, _acknowledge: bool) -> str:
+            return wallet.confirm_seed_restore(newest, typed or "")
+
+        def confirm(done: bool | None) -> None:
+            if done and stated:
+                self.open_dialog(GateScreen(stated[-1], perform), self._restored)
+
+        self.open_dialog(RestoreScreen(ask), confirm)
+
+    def _restored(self, fingerprint: object) -> None:
+        if fingerprint:
             self.say("master seed restored")
             self.refresh_vault()
 

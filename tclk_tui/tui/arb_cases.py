@@ -48,8 +48,8 @@ def case_row(case: Any) -> tuple[Text, ...]:
 
 def case_text(case: Any) -> Text:
     out = Text()
-    out.append_text(literal(f"{case.amount} {case.asset}, {case.lock} lock; I hold "
-                            f"{case.what}", max_len=200))
+    out.append_text(literal(f"{case.amount_text}, {case.lock} lock; I hold {case.what}",
+                            max_len=200))
     out.append("\npayer ")
     out.append_text(literal(short_did(case.payer) if case.payer else "-"))
     out.append("   payee ")

@@ -24,9 +24,7 @@ def deal_option_text(view: DealView) -> Text:
     status = literal(view.status, max_len=9)
     status.pad_right(10 - status.cell_len)
     out.append_text(status)
-    out.append_text(literal(view.amount, max_len=12))
-    out.append(" ")
-    out.append_text(literal(view.asset, max_len=8))
+    out.append_text(literal(view.amount_text))  # whole: a cut amount could read as another
     out.append(" · ")
     out.append_text(literal(view.role, max_len=8))
     out.append(f" · {short_hex(view.deal_id, keep=10)}")

@@ -45,7 +45,7 @@ def no_deals_text(accept_key: str = "a", new_offer_key: str = "n") -> Text:
 def summary_text(view: DealView, reconcile_key: str = "g") -> Text:
     parts: list[Text | str] = [
         literal(view.role, style="bold"), "·",
-        literal(view.amount), literal(view.asset), "·", literal(view.lock), "lock ·",
+        literal(view.amount_text), "·", literal(view.lock), "lock ·",
         literal(view.status.upper(), style="bold"),
     ]
     if view.counterparty:
@@ -66,6 +66,11 @@ def summary_text(view: DealView, reconcile_key: str = "g") -> Text:
     if view.disagreement:
         lines.append(join(Text("UNKNOWN:", style="bold reverse"), literal(view.disagreement),
                           f"· {reconcile_key} reconciles: re-reads the rail and re-folds"))
+    if view.refused_accepts:  # another accept came for this offer: say which one binds it
+        who, why = view.refused_accepts[0]
+        lines.append(join("accepted by:", literal(view.accepted_by or "none yet", max_len=120),
+                          f"· refused {len(view.refused_accepts)} other accept(s), first from",
+                          Text(short_did(who)), "-", literal(why, max_len=100)))
     if view.lock_facts:
         lines.append(join(*[literal(f"{label} {value}", max_len=60)
                             for label, value in view.lock_facts]))

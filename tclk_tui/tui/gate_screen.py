@@ -46,11 +46,13 @@ ACTION_TITLES = {
     "cancel": "Cancel the deal",
     "refund": "Refund the lock",
     "seed-backup": "Show the master seed backup",
+    "seed-restore": "Restore the master seed from a backup",
     "secret-reveal": "Show one secret on screen",
     "arbiter-release": "Release to the payee, sealed",
     "arbiter-withhold": "Withhold, for good",
     "arbiter-mint": "Publish the statement (mint)",
-    "vote-commit": "Commit a vote",
+    "vote-commit": "Make a vote commitment and its salt",
+    "vote-post": "Commit a vote in the deal room",
     "vote-open": "Open this wallet's vote",
 }
 MARK_OK = "ok  "

@@ -28,7 +28,7 @@ def offer_detail_text(row: OfferRow | None, now_ms: int, *, with_line: bool = Tr
     lines = [
         join("offer", literal(row.offer_id)),
         join("from ", literal(row.sender)),
-        join(literal(row.amount), literal(row.asset), "on", literal(rails_phrase(row.rails)),
+        join(literal(row.amount_text), "on", literal(rails_phrase(row.rails)),
              "·", literal(row.lock), "lock · sender is", literal(row.role),
              *(("· job", literal(row.job)) if row.job else ())),
         Text(" · ".join((when("expires", row.expires_ms), when("claim by", row.claim_by_ms),

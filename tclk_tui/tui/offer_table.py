@@ -54,6 +54,7 @@ COLUMNS: tuple[OfferColumn, ...] = (
     OfferColumn("status", 8, grow=2),
 )
 EMPTY_MESSAGE = "no offers match the filter"
+TOO_LONG = "too long"
 
 
 def layout_columns(width: int) -> list[int]:
@@ -79,6 +80,8 @@ def cell_text(key: str, row: OfferRow, now_ms: int) -> Text:
         return literal(",".join(row.rails) or "-")
     if key in ("expires_ms", "claim_by_ms", "refund_after_ms"):
         return Text(countdown(int(getattr(row, key)) - now_ms))
+    if key == "amount":  # the number as it reads in the asset's units (the engine's)
+        return literal(row.amount_units)
     return literal(getattr(row, key, ""))
 
 
@@ -358,7 +361,7 @@ class OfferTable(ScrollView, can_focus=True):
         line = Text(end="")
         for position, (column, width) in enumerate(zip(COLUMNS, self._widths, strict=True)):
             self._append_cell(line, cell_text(column.key, row, now), width, column.right,
-                              first=position == 0)
+                              first=position == 0, whole=column.key == "amount")
         style = base
         if row.status != "open":
             style += self.get_component_rich_style("offer-table--inactive")
@@ -369,9 +372,14 @@ class OfferTable(ScrollView, can_focus=True):
         return self._text_strip(line, style, fill=True)
 
     @staticmethod
-    def _append_cell(line: Text, cell: Text, width: int, right: bool, *, first: bool) -> None:
+    def _append_cell(line: Text, cell: Text, width: int, right: bool, *, first: bool,
+                     whole: bool = False) -> None:
         if not first:
             line.append(" ")
+        if whole and cell.cell_len > width:
+            # An amount cut short could read as another: say it does not fit instead (Enter
+            # shows the offer, its amount whole).
+            cell = Text(TOO_LONG[:width], style="italic")
         cell.truncate(width, overflow="ellipsis")
         pad = width - cell.cell_len
         if pad > 0:

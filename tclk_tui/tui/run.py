@@ -132,11 +132,12 @@ async def _run_owner(args: argparse.Namespace, open_wallet: Callable[..., Awaita
         remove_logging(handler)
 
 
-def run_demo_app(rail: str = "paper") -> None:
+def run_demo_app(rail: str = "paper", asset: str = "ETH") -> None:
     from tclk_tui.engine.demo import demo_session
 
     async def main() -> None:
-        async with demo_session(rail=rail) as session, demo_owner(session) as (desk, hint):
+        async with demo_session(rail=rail, asset=asset) as session, \
+                demo_owner(session) as (desk, hint):
             await _run_app(session.wallet, desk, welcome=hint)
 
     asyncio.run(main())

@@ -178,7 +178,10 @@ class Vault:
         del text  # no frame that raises may hold the backup text (see file_format's docstring)
         if parsed is None:
             raise BackupTextInvalid(problem or "not a seed backup")
-        seed = parsed
+        return self.restore(parsed, replace=replace)
+
+    def restore(self, seed: MasterSeed, *, replace: bool = False) -> str:
+        """`restore_seed` of a backup already parsed (`parse_backup`): the same rules."""
         stored = self._get(SEED_ENTRY)
         if stored is not None:
             if stored == seed:
@@ -188,15 +191,20 @@ class Vault:
                     f"profile '{self._profile}' holds a different master seed; restoring over it "
                     "needs an explicit replace"
                 )
-            if any(name != SEED_ENTRY for name in self._backend.names()):
-                raise SeedConflict(
-                    f"profile '{self._profile}' already uses its master seed (its identity or "
-                    "deal secrets derive from it), so it is kept: replacing it would leave a "
-                    "backup that restores neither. Restore into a new profile or a fresh data "
-                    "directory instead"
-                )
+            if self.in_use():
+                raise SeedConflict(self.in_use_reason())
         self._put_verified(SEED_ENTRY, seed)
         return seed.fingerprint()
+
+    def in_use(self) -> list[str]:
+        """The entries beside the master seed (the identity, deal secrets, received ones):
+        while any is held the seed is in use and is never replaced."""
+        return [name for name in self._backend.names() if name != SEED_ENTRY]
+
+    def in_use_reason(self) -> str:
+        return (f"profile '{self._profile}' already uses its master seed (its identity or deal "
+                "secrets derive from it), so it is kept: replacing it would leave a backup that "
+                "restores neither. Restore into a new profile or a fresh data directory instead")
 
     # --- deal secrets --------------------------------------------------------------------------
 

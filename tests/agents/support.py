@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 from tclk_tui.agents.backend import WalletBackend
 from tclk_tui.agents.desk import AgentDesk
@@ -52,3 +56,26 @@ class Desks:
 
     async def sync(self) -> None:
         await self.pair.sync()
+
+
+@contextlib.asynccontextmanager
+async def over_socket(pair: Pair, who: str) -> AsyncIterator[Callable[..., Awaitable[Any]]]:
+    """The wallet's owner serving its agents on the control socket, as `tclk-tui daemon` does;
+    yields `call(agent, tool, params)` made as the MCP server makes it (`attach`), in a thread
+    over the real socket, raising the desk's own ToolError."""
+    from tclk_tui.agents.attach import attach
+    from tclk_tui.agents.service import agent_methods, serving_agents
+    from tclk_tui.daemon.service import serve_wallet
+    from tclk_tui.daemon.wire import RpcError
+
+    wallet = getattr(pair, who)
+    folder = pair.data_dir / wallet.profile
+    async with serving_agents(wallet, room=False) as desk, \
+            serve_wallet(wallet, folder, extra=agent_methods(desk, RpcError)):
+
+        async def call(agent: str, tool: str, params: dict[str, Any]) -> Any:
+            remote = await asyncio.to_thread(attach, agent, folder)
+            assert not isinstance(remote, str), remote
+            return await remote(tool, params)
+
+        yield call

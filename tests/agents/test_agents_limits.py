@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tclk_tui.agents.errors import ToolRefused
+from tclk_tui.agents.errors import ToolFailed, ToolRefused
 from tests.agents.support import manifest_text
 from tests.engine.helpers import draft
 
@@ -96,3 +96,13 @@ async def test_an_agent_acts_only_on_its_own_deals(desks):
         await desks.alice.call("b", "cancel", {"deal": mine["deal"]})
     status = await desks.alice.call("b", "status", {"deal": mine["deal"]})  # reading is fine
     assert status["status"] == "proposed"
+
+
+async def test_an_empty_offer_prefix_names_no_offer(desks):
+    await desks.pair.bob.post_offer(draft(role="payee", rails="memory"))
+    await desks.pair.alice.sync()
+    desks.manifest("alice", "a", manifest_text())
+    for prefix in ("", "  "):
+        with pytest.raises(ToolFailed, match="no such offer"):
+            await desks.alice.call("a", "accept", {"offer": prefix})
+    assert desks.pair.alice.deals() == []

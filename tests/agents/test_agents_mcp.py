@@ -47,4 +47,5 @@ async def test_results_failures_and_refusals(desks):
     kinds = [(c.transport, c.tool, c.result_kind) for c in
              reversed(desks.alice.ledger.calls("bot"))]
     assert kinds == [("mcp-stdio", "offer", "ok"), ("mcp-stdio", "offer", "refused"),
-                     ("mcp-stdio", "lock", "failed")]
+                     ("mcp-stdio", "lock", "failed"), ("mcp-stdio", "reveal", "capability"),
+                     ("mcp-stdio", "board", "params")]

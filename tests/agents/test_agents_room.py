@@ -61,13 +61,20 @@ async def test_discover_list_and_call_as_the_manifest_for_the_did(desks):
         assert {c.transport for c in calls} == {"room"}
 
 
-async def test_a_did_without_a_manifest_gets_a_refusal_only(desks):
+async def test_a_did_without_a_manifest_is_counted_and_never_answered(desks):
     async with agent_client(desks.pair.venue.url) as (_me, caller), serving(desks) as server:
         desks.manifest("bob", "seller", manifest_text())  # no did: not callable over a room
-        answer = await caller.request(server.mailbox, "tools/call",
-                                      {"name": "deals", "arguments": {}})
-        assert answer["error"]["code"] == -32001 and "refused" in answer["error"]["message"]
+        await caller.client.post(server.mailbox, encode({
+            "jsonrpc": "2.0", "id": "s1", "method": "tools/call",
+            "params": {"name": "deals", "arguments": {},
+                       "_meta": {"chat.technocore/reply": caller.reply_mailbox}}}))
+        async with asyncio.timeout(10):
+            while server.strangers < 1:
+                await asyncio.sleep(0.01)
+        await server.drain()
         assert desks.bob.ledger.calls() == []
+        view = await caller.client.read(caller.reply_mailbox, since=0)
+        assert not view.records
 
 
 async def test_a_replayed_request_gets_the_same_answer_and_runs_once(desks):

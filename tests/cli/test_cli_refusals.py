@@ -35,6 +35,7 @@ def _one_sentence(done: subprocess.CompletedProcess) -> str:
     ("http://[::1", "not a valid URL"),
     ("ftp://venue.example", "http:// or https://"),
     ("http://", "names no host"),
+    ("http://256.256.256.256", "not an IPv4 address"),
     ("http://user:pw@venue.example", "user name or password"),
     ("http://venue .example", "without spaces"),
     ("http://venue.example/\x1b]0;x\x07", "without spaces"),

@@ -91,7 +91,9 @@ def test_a_refusal_carries_the_cli_error_shape(daemon):
     with daemon.client() as client, pytest.raises(RpcError) as refused:
         client.call("status", {"deal": "0xnosuchdeal"})
     assert refused.value.code == wire.REFUSED
-    assert refused.value.data == {"kind": "not-found", "message": "no deal '0xnosuchdeal'"}
+    assert refused.value.data["kind"] == "not-found"
+    # Not hex, so no prefix of an id: the sentence says how a deal is named.
+    assert refused.value.data["message"].startswith("no deal '0xnosuchdeal': name it by its id")
 
 
 def test_the_peer_check_refuses_another_user():
@@ -189,3 +191,27 @@ async def test_status_and_stop_from_the_command_line(daemon):
     assert not daemon.socket.exists()
     code, out, err = await run_cli(daemon.venue_url, daemon.home, "alice", "daemon", "stop")
     assert code == 1 and "no daemon runs" in err
+
+
+async def _identity_only(method, params):
+    return {"method": method}
+
+
+async def test_deep_json_gets_a_json_rpc_error_and_the_connection_stays(tmp_path):
+    path = socket_path(tmp_path / "deep")
+    server = ControlServer(path, _identity_only, EventBus(), status=dict)
+    await server.start()
+    deep = b'{"jsonrpc": "2.0", "id": 1, "method": "x", "params": {"a": ' + b"[" * 100_000 \
+        + b"]" * 100_000 + b"}}\n"
+    try:
+        reader, writer = await asyncio.open_unix_connection(str(path), limit=wire.MAX_LINE)
+        writer.write(deep + b'{"jsonrpc": "2.0", "id": 2, "method": "identity"}\n')
+        await writer.drain()
+        async with asyncio.timeout(30):
+            first, second = json.loads(await reader.readline()), json.loads(
+                await reader.readline())
+        writer.close()
+    finally:
+        await server.close()
+    assert first["error"]["code"] == wire.PARSE_ERROR and "deep" in first["error"]["message"]
+    assert second == {"jsonrpc": "2.0", "id": 2, "result": {"method": "identity"}}

@@ -207,11 +207,11 @@ async def reveal_as_payee(pair: Pair, deal: DealSession) -> None:
     await pair.sync()
 
 
-async def arbitrated_deal(pair: Pair, referees: list, lock: str = "hash"):
+async def arbitrated_deal(pair: Pair, referees: list, lock: str = "hash", rail: str = "memory"):
     """Alice pays, Bob works; the offer names the referees; they mint; Bob accepts; Alice
     locks after checking the statement's provenance."""
     alice, bob = pair.alice, pair.bob
-    offer = await alice.post_offer(draft(rails="memory", lock=lock,
+    offer = await alice.post_offer(draft(rails=rail, lock=lock,
                                          panel=",".join(r.did for r in referees)))
     offer_id = offer.deal_id
     frame = alice.board.offer_frame(offer_id) or alice.deal(offer_id).offer
@@ -231,5 +231,5 @@ async def arbitrated_deal(pair: Pair, referees: list, lock: str = "hash"):
     await alice.sync()
     deal_a = alice.deal(offer_id)
     assert deal_a.state.status == "accepted"
-    await lock_as_payer(pair, deal_a, "memory")
+    await lock_as_payer(pair, deal_a, rail)
     return offer_id, deal_a, bob.deal(offer_id)

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from tclk_tui.engine.arbitration import ArbitrationError, commit_line, reveal_line
+from tclk_tui.engine.arbitration import ArbitrationError
 from tclk_tui.protocol.locks import generate_hash_lock, generate_point_lock
+from tclk_tui.protocol.side_lines import encode_vote_commit, encode_vote_reveal
+from tests.engine.helpers import draft
 
 CONTRACT = "0x" + "ab" * 32
 
@@ -44,22 +46,33 @@ def test_commitment_verifies_only_with_its_verdict_salt_and_contract(pair):
     assert desk.commit_vote(CONTRACT, "release").salt != vote.salt
 
 
+async def accepted_contract(pair) -> str:
+    """A real contract (an offer naming no committee, accepted): a round is counted under
+    its offer's deadline, so a tally needs the offer."""
+    offer = await pair.alice.post_offer(draft(rails="memory"))
+    await pair.bob.sync()
+    await pair.bob.accept_offer(offer.deal_id)
+    await pair.alice.sync()
+    return pair.alice.deal(offer.deal_id).state.contract
+
+
 async def test_round_in_a_deal_room_counts_opened_votes_and_names_problems(pair):
     alice, bob = pair.alice, pair.bob
+    CONTRACT = await accepted_contract(pair)
     v_alice = alice.arbitration.commit_vote(CONTRACT, "release")
     v_bob = bob.arbitration.commit_vote(CONTRACT, "refund")
     await alice.arbitration.post_commit(v_alice)
     await bob.arbitration.post_commit(v_bob)
     await alice.arbitration.post_reveal(v_alice)
     # Bob reveals a verdict his commitment does not hold, and then commits again late.
-    await bob._post_vote_line(CONTRACT, reveal_line(v_bob.salt, "release"))
-    await bob._post_vote_line(CONTRACT, commit_line("0x" + "00" * 32))
+    await bob._post_vote_line(CONTRACT, encode_vote_reveal(v_bob.salt, "release"))
+    await bob._post_vote_line(CONTRACT, encode_vote_commit("0x" + "00" * 32))
     tally = await alice.arbitration.tally(CONTRACT, [alice.did, bob.did])
     assert tally.commits == {alice.did: v_alice.commitment, bob.did: v_bob.commitment}
     assert tally.reveals == {alice.did: "release"}
     assert tally.counts == {"release": 1}
-    assert any("does not open" in p for p in tally.problems)
-    assert any("after reveals began" in p for p in tally.problems)
+    assert any("does not match its commitment" in p for p in tally.problems)
+    assert any("second commitment" in p for p in tally.problems)
 
 
 def test_a_vote_commit_repr_hides_its_salt_and_verdict(pair):
@@ -77,6 +90,7 @@ async def test_throwaway_dids_cannot_outvote_the_panel(pair):
     from tclk_tui.technocore.identity import Identity
 
     alice, bob = pair.alice, pair.bob
+    CONTRACT = await accepted_contract(pair)
     votes = [(juror, juror.arbitration.commit_vote(CONTRACT, "release")) for juror in (alice, bob)]
     sybils = [(Identity.from_seed(_secrets.token_bytes(32)),
                alice.arbitration.commit_vote(CONTRACT, "refund")) for _ in range(5)]
@@ -84,12 +98,12 @@ async def test_throwaway_dids_cannot_outvote_the_panel(pair):
         await juror.arbitration.post_commit(vote)
     for sybil, vote in sybils:  # every commitment in before any reveal: all on time
         async with VenueClient(pair.venue.url, sybil) as client:
-            await client.post(deal_room(CONTRACT), commit_line(vote.commitment))
+            await client.post(deal_room(CONTRACT), encode_vote_commit(vote.commitment))
     for juror, vote in votes:
         await juror.arbitration.post_reveal(vote)
     for sybil, vote in sybils:
         async with VenueClient(pair.venue.url, sybil) as client:
-            await client.post(deal_room(CONTRACT), reveal_line(vote.salt, vote.verdict))
+            await client.post(deal_room(CONTRACT), encode_vote_reveal(vote.salt, vote.verdict))
     tally = await alice.arbitration.tally(CONTRACT, [alice.did, bob.did])
     assert tally.counts == {"release": 2}, tally
     assert set(tally.reveals) == {alice.did, bob.did}

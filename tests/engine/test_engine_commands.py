@@ -21,7 +21,8 @@ from tclk_tui.engine.legal import DEAL_ACTIONS
 from tclk_tui.protocol.naming import OFFER_ROOM
 from tests.engine.helpers import draft, payer_offer_accepted
 
-GATED = {"lock", "reveal", "refund", "cancel", "release", "withhold", "mint", "vote"}
+GATED = {"lock", "reveal", "refund", "cancel", "release", "seed-backup", "seed-restore",
+         "secret-reveal", "split", "combine", "commit-vote", "withhold", "mint", "vote"}
 
 
 def test_every_command_is_declared_whole():
@@ -240,3 +241,62 @@ async def test_board_limit_and_a_vote_tally(pair):
         await execute(pair.bob, "tally", {"contract": "0xnot-a-contract",
                                           "jurors": [pair.alice.did]})
     assert caught.value.kind == "refused"
+
+
+def test_a_command_that_shows_or_takes_a_secret_is_gated_and_hand_spelt_or_off_the_cli():
+    for command in REGISTRY.values():
+        if command.shows_secret:
+            assert command.gated, command.name
+        if command.shows_secret or any(p.secret for p in command.params):
+            assert command.cli is not True, command.name  # never a generated argv option
+    assert {n for n, c in REGISTRY.items() if c.shows_secret} == {
+        "seed-backup", "secret-reveal", "split", "combine", "commit-vote"}
+
+
+async def test_the_secret_commands_show_it_only_once_confirmed(pair):
+    offer_id, _deal_a, deal_b = await payer_offer_accepted(pair, rails="memory")
+    await execute(pair.alice, "lock", {"deal": offer_id, "yes": True})
+    await pair.sync()
+    secret, seed = pair.bob.keeper.deal_secret(offer_id), pair.bob.vault.export_seed()
+    contract = deal_b.state.contract
+    assert secret is not None and contract is not None
+
+    asked = await execute(pair.bob, "secret-reveal", {"deal": offer_id[:12]})
+    assert asked["performed"] is False and asked["gate"]["confirm"]["code_required"] is True
+    asked_seed = await execute(pair.bob, "seed-backup", {})
+    assert asked_seed["performed"] is False and asked_seed["gate"]["action"] == "seed-backup"
+    with pytest.raises(CommandError) as caught:
+        await execute(pair.bob, "secret-reveal", {"deal": offer_id, "confirm": "zzzz"})
+    assert caught.value.kind == "usage" and caught.value.data["wrong_code"] is True
+    unconfirmed = json.dumps([asked, asked_seed, caught.value.to_dict()])
+    assert secret not in unconfirmed and seed not in unconfirmed
+
+    shown = await execute(pair.bob, "secret-reveal", {"deal": offer_id,
+                                                      "confirm": contract[2:6]})
+    assert shown == {"deal": offer_id, "secret": secret, "performed": True}
+    assert await execute(pair.bob, "seed-backup", {"yes": True}) == {"seed": seed,
+                                                                   "performed": True}
+    with pytest.raises(CommandError) as caught:  # a seed in use is never replaced
+        await execute(pair.alice, "seed-restore", {"seed": seed, "replace": True})
+    assert caught.value.kind == "refused" and seed not in json.dumps(caught.value.to_dict())
+    assert pair.alice.vault.export_seed() != seed
+
+
+def test_one_mapping_of_failures_to_kinds_for_every_face():
+    from tclk_tui.engine.commands import as_command_error, command_error
+    from tclk_tui.engine.gates import GateRefused, WrongCode
+    from tclk_tui.vault.errors import SeedMissing
+
+    cases = [(GateRefused("blocked"), "refused", "refused: blocked"),
+             (WrongCode("the code does not match"), "usage", "the code does not match"),
+             (SeedMissing("no seed"), "vault", "no seed"),
+             (ValueError("the venue URL names no host"), "refused",
+              "the venue URL names no host"),
+             (ExceptionGroup("one", [SeedMissing("no seed")]), "vault", "no seed")]
+    for exc, kind, message in cases:
+        mapped = command_error(exc)
+        assert (mapped.kind, mapped.message) == (kind, message), exc
+        assert as_command_error(exc) is not None
+    unexpected = command_error(TypeError("0x" + "ab" * 32))  # a message may quote anything
+    assert (unexpected.kind, unexpected.message) == ("internal", "unexpected TypeError")
+    assert as_command_error(TypeError("x")) is None

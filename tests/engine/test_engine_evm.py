@@ -123,7 +123,7 @@ async def test_a_deal_on_evm_htlc_moves_the_ether_to_the_wei(evm_pair: EvmPair, 
     facts = {f.label: f.detail for f in reveal.facts}
     assert facts["chain id"] == str(chain.anvil.chain_id)
     assert facts["confirmations"] == "1 of 1"
-    assert facts["amount locked"] == f"{AMOUNT} wei (0.03 ETH)"
+    assert facts["amount locked"] == f"0.03 ETH ({AMOUNT} wei)"
     assert facts["recipient"] == b_rail.address
     assert int(facts["timelock"]) == deal_a.offer["refundAfterMs"] // 1000 - 60
     assert "block" in facts
@@ -158,7 +158,7 @@ async def test_the_payer_learns_the_secret_from_the_chain_without_a_reveal_frame
     shown = summary_text(view).plain
     assert "UNKNOWN:" in shown
     assert f"account {alice.rails['evm-htlc'].address} on chain 31337:" in shown
-    assert " wei (" in shown
+    assert " ETH (" in shown and " wei)" in shown
     notices = []
     while not events.empty():
         event = events.get_nowait()
@@ -211,6 +211,7 @@ async def test_a_lock_the_balance_cannot_cover_is_refused_before_anything_is_pos
 async def test_the_offer_form_names_the_evm_rules_and_margin(evm_pair: EvmPair):
     problems = evm_pair.alice.validate_offer_draft(evm_draft(asset="FLOP", refund_gap_s="90"))
     by_field = {p.field: p.message for p in problems}
-    assert "settles ETH" in by_field["asset"]
+    assert "has no token on chain 31337" in by_field["asset"]
+    assert "it trades ETH" in by_field["asset"]
     assert "refundAfterMs - 60 s" in by_field["refund_gap_s"]
     assert evm_pair.alice.validate_offer_draft(evm_draft()) == []

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tclk_tui.engine.errors import EngineError
+from tclk_tui.engine.gates import GateRefused
 from tclk_tui.engine.wallet import Wallet
 from tclk_tui.vault.backend import MemoryVaultBackend
 from tclk_tui.vault.seed import Vault
@@ -56,8 +57,9 @@ async def test_the_seed_of_a_profile_with_an_identity_is_never_replaced(venue, t
         did, backup = wallet.did, wallet.vault.export_seed()
         other = Vault(MemoryVaultBackend(), profile="x")
         other.ensure_seed()
-        with pytest.raises(EngineError, match="already uses its master seed"):
-            await wallet.restore_seed(other.export_seed())
+        request = wallet.request_seed_restore(other.export_seed())
+        with pytest.raises(GateRefused, match="already uses its master seed"):
+            wallet.confirm_seed_restore(request, "replace")
         assert wallet.vault.export_seed() == backup
     finally:
         await wallet.close()

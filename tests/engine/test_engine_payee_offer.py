@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from tclk_tui.engine.board import parse_statement_line
 from tclk_tui.protocol.locks import verify_secret
 from tclk_tui.protocol.naming import OFFER_ROOM
+from tclk_tui.protocol.side_lines import parse_statement, try_parse_statement
 from tests.engine.helpers import Pair, assert_settled, draft, lock_as_payer, reveal_as_payee
 
 
@@ -19,10 +19,11 @@ async def test_payee_offer_is_accepted_locked_and_claimed(pair: Pair, lock: str)
 
     # The statement line is signed by the offerer and names its offer.
     board = (await alice.client.export(OFFER_ROOM)).verified
-    lines = [r for r in board if parse_statement_line(r.text)]
+    lines = [r for r in board if try_parse_statement(r.text)]
     assert len(lines) == 1 and lines[0].sender == bob.did
-    named, statement = parse_statement_line(lines[0].text)
-    assert named == offer_id
+    line = parse_statement(lines[0].text)
+    statement = line.statement
+    assert line.offer_id == offer_id
     assert verify_secret(lock, statement, bob.keeper.deal_secret(offer_id))
 
     await alice.sync()

@@ -73,9 +73,12 @@ async def test_an_arbiter_withholds_and_the_payer_refunds(pair: Pair):
     assert deal_b.state.status == "refunded"
     [case] = await desk.refresh()
     assert case.status == "refunded" and case.decision == "withheld"
-    desk._set_meta(offer_id, decision="released")
-    with pytest.raises(GateRefused, match="already released"):
+    with pytest.raises(GateRefused, match="answers no request"):  # answered once, only
         desk.confirm_withhold(request, request.confirm_code)
+    desk._set_meta(offer_id, decision="released")
+    again = desk.request_withhold(offer_id)
+    with pytest.raises(GateRefused, match="already released"):
+        desk.confirm_withhold(again, again.confirm_code)
 
 
 async def test_a_forged_release_from_a_stranger_is_refused(pair: Pair):

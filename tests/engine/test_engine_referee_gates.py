@@ -4,6 +4,8 @@ confirmed, and the confirmation re-checks what the request stated."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from tclk_tui.engine.commands import CommandError, execute
@@ -77,6 +79,9 @@ async def test_withhold_needs_the_code_and_then_closes_the_door(pair: Pair):
     desk = carol.referee
     with pytest.raises(WrongCode):
         desk.confirm_withhold(desk.request_withhold(offer_id), "")
+    made_up = dataclasses.replace(desk.request_withhold(offer_id), token="0" * 16)
+    with pytest.raises(GateRefused, match="answers no request"):  # only what it stated
+        desk.confirm_withhold(made_up, code)
     assert desk.case(offer_id).decision == "pending"
     done = await execute(carol, "withhold", {"offer": offer_id, "confirm": code})
     assert done["performed"] and done["decision"] == "withheld"
@@ -95,7 +100,7 @@ async def test_a_vote_is_committed_and_opened_only_through_its_gates(pair: Pair)
     assert any("type a verdict" in b for b in empty.blockers)
     unconfirmed = await execute(jurors[0], "vote", {"offer": offer_id, "verdict": "release"})
     assert unconfirmed["performed"] is False
-    assert unconfirmed["gate"]["action"] == "vote-commit"
+    assert unconfirmed["gate"]["action"] == "vote-post"
     assert not [t for t in await room_texts(pair, room) if t.startswith("tclk1-vote")]
     early = j1.request_open(offer_id)
     assert any("no commitment" in b for b in early.blockers)

@@ -9,11 +9,11 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tclk_tui.engine.arbitration import commit_line, reveal_line
 from tclk_tui.engine.bundle import build_bundle
 from tclk_tui.engine.commands import execute
 from tclk_tui.engine.errors import EngineError
 from tclk_tui.protocol.naming import OFFER_ROOM, deal_room
+from tclk_tui.protocol.side_lines import encode_vote_commit, encode_vote_reveal
 from tests.engine.helpers import Pair, arbitrated_deal
 
 
@@ -41,13 +41,13 @@ async def test_a_round_with_a_mismatched_opening_audited_from_export_files(pair:
     with pytest.raises(EngineError, match="already committed"):
         await j1.commit(offer_id, "refund")
     # A stranger votes too: shown, never counted.
-    await mallory.outbox.publish(deal_room(contract), commit_line("0x" + "ab" * 32))
+    await mallory.outbox.publish(deal_room(contract), encode_vote_commit("0x" + "ab" * 32))
     await j3.commit(offer_id, "refund")
     await j1.open_vote(offer_id)
     await j2.open_vote(offer_id)
     # j3 opens a verdict its commitment does not hold.
     salt = bytes(jurors[2].vault.backend.get("vote/" + contract)).decode().split(" ")[0]
-    await jurors[2].outbox.publish(deal_room(contract), reveal_line(salt, "release"))
+    await jurors[2].outbox.publish(deal_room(contract), encode_vote_reveal(salt, "release"))
     view = j1.round_view(offer_id)
     await j1.refresh()
     view = j1.round_view(offer_id)

@@ -12,26 +12,27 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tclk_tui.protocol.builders import make_offer
-from tclk_tui.protocol.codec import (
-    MAX_FRAME_CHARS,
-    TCLK_DOMAIN,
-    TCLK_PREFIX,
-    TCLK_VERSION,
+from tclk_tui.protocol.canonical import (
     canonical_json,
     canonical_json_reference,
-    decode_frame,
-    encode_frame,
-    is_tclk_line,
     js_number_to_string,
     js_string,
     json_string,
     to_ascii,
-    try_decode_frame,
     utf16_len,
+)
+from tclk_tui.protocol.codec import (
+    MAX_FRAME_CHARS,
+    TCLK_PREFIX,
+    TCLK_VERSION,
+    decode_frame,
+    encode_frame,
+    is_tclk_line,
+    try_decode_frame,
 )
 from tclk_tui.protocol.errors import FrameError, TclkError
 from tclk_tui.protocol.frames import validate_frame
-from tclk_tui.protocol.ids import offer_id
+from tclk_tui.protocol.ids import TCLK_DOMAIN, offer_id
 
 from .test_protocol_frames import GOLDEN, PAYER, golden, valid_frames, with_id
 

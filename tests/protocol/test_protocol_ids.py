@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 
 from tclk_tui.protocol.builders import make_accept, make_offer
-from tclk_tui.protocol.codec import canonical_json, to_ascii
+from tclk_tui.protocol.canonical import canonical_json, to_ascii
 from tclk_tui.protocol.ids import accept_core, contract_id, domain_hash, offer_id
 
 from .test_protocol_frames import GOLDEN, PAYEE, PAYER, golden

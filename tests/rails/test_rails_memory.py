@@ -6,6 +6,7 @@ import pytest
 
 from tclk_tui.rails import MemoryRail, SettlementError, SettlementRail
 
+from .contract import RailContract, RailHarness, fresh_terms
 from .rail_cases import (
     BAD_CLOCK_READINGS,
     CLOCK_MESSAGE,
@@ -423,3 +424,21 @@ async def test_lock_status_follows_the_lock():
     now[0] = 3_000
     await rail.refund(ref)
     assert await rail.lock_status(ref) == "refunded"
+
+
+class TestMemoryRailContract(RailContract):
+    """The rail contract suite (tests/rails/contract.py) on the memory rail."""
+
+    @pytest.fixture
+    def harness(self) -> RailHarness:
+        clock = ManualClock(T - 600_000)
+        rail = MemoryRail(clock=clock)
+
+        async def terms(kind: str):
+            return fresh_terms(kind, claim_by_ms=T - 300_000, refund_after_ms=T)
+
+        async def past_deadline(terms) -> None:
+            clock.now = terms.refund_after_ms
+
+        return RailHarness(payer=rail, payee=rail, terms=terms, past_deadline=past_deadline,
+                           unknown_ref=lambda terms: "0x" + "cd" * 32)

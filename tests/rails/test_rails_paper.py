@@ -18,6 +18,7 @@ from tclk_tui.rails import (
     SettlementRail,
 )
 
+from .contract import RailContract, RailHarness, fresh_terms
 from .rail_cases import (
     BAD_CLOCK_READINGS,
     CLOCK_MESSAGE,
@@ -741,3 +742,22 @@ async def test_lock_status_reads_the_record():
     assert await rail.lock_status(CONTRACT) is None
     await notes.set(PAPER_NS, PAPER_KEY, f"tclkpaper1 refunded hash {HASH} {T + 10}")
     assert await rail.lock_status(CONTRACT) == "refunded"
+
+
+class TestPaperRailContract(RailContract):
+    """The rail contract suite (tests/rails/contract.py) on the paper rail: two rails, as two
+    processes would be, on one note store."""
+
+    @pytest.fixture
+    def harness(self) -> RailHarness:
+        notes, clock = MemoryNoteStore(), ManualClock(T - 600_000)
+        payer, payee = PaperRail(notes, clock), PaperRail(notes, clock)
+
+        async def terms(kind: str):
+            return fresh_terms(kind, claim_by_ms=T - 300_000, refund_after_ms=T)
+
+        async def past_deadline(terms) -> None:
+            clock.now = terms.refund_after_ms
+
+        return RailHarness(payer=payer, payee=payee, terms=terms, past_deadline=past_deadline,
+                           unknown_ref=lambda terms: "0x" + "cd" * 32)

@@ -305,6 +305,10 @@ class Case:
     note: str = ""
 
     @property
+    def amount_text(self) -> str:
+        return f"{self.amount} {self.asset}"
+
+    @property
     def what(self) -> str:
         return "the secret" if self.role == "arbiter" else \
             f"share {self.index + 1} of {len(self.panel)}"
@@ -366,7 +370,7 @@ class ContractReferee:
         return self._request("arbiter-mint", offer_id)
 
     def request_commit(self, offer_id: str, verdict: str) -> GateRequest:
-        return self._request("vote-commit", offer_id)
+        return self._request("vote-post", offer_id)
 
     def request_open(self, offer_id: str) -> GateRequest:
         return self._request("vote-open", offer_id)
@@ -425,6 +429,7 @@ class ContractWallet:
         self.calls: list[tuple[str, object]] = []
         self.posted: list[OfferDraft] = []
         self.restored: list[int] = []  # lengths only: the double never keeps a seed either
+        self.restoring = 0
 
     def now_ms(self) -> int:
         return self.clock()
@@ -481,11 +486,24 @@ class ContractWallet:
         self.calls.append(("confirm_seed_backup", request.action))
         return SEED_TEXT
 
-    async def restore_seed(self, text: str) -> str:
+    def request_seed_restore(self, text: str) -> GateRequest:
         if text == "bad":
             raise EngineError("backup text has a bad checksum")
-        self.restored.append(len(text))
+        self.restoring = len(text)
+        return GateRequest(action="seed-restore", deal_id="", contract=None,
+                           facts=(GateFact("current seed", None, "ab12-cd34 is replaced"),),
+                           confirm_code="replace", created_ms=self.now_ms(),
+                           prompt=code_prompt("replace"))
+
+    def confirm_seed_restore(self, request: GateRequest, typed_code: str = "") -> str:
+        if typed_code.strip().lower() != "replace":
+            raise GateRefused("type replace to replace the master seed")
+        self.restored.append(self.restoring)
         return "seed fingerprint"
+
+    async def ask_restore(self, text: str) -> None:
+        """What the app's restore dialog asks first: the engine's request for the text."""
+        self.request_seed_restore(text)
 
     def request_secret_reveal(self, deal_id: str) -> GateRequest:
         return GateRequest(action="secret-reveal", deal_id=deal_id, contract=CONTRACT,

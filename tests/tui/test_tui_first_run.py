@@ -126,9 +126,10 @@ async def test_a_seed_backup_does_not_claim_it_cannot_be_shown_again(wallet, clo
 
 def test_not_shown_again_is_said_only_of_values_nothing_keeps():
     # A vote salt from the console's form and a split's shares are made on the spot and kept
-    # nowhere; the seed and a deal's secret live in the vault and can be shown again.
+    # nowhere (the engine's commit-vote gate says so of the salt too); the seed and a deal's
+    # secret live in the vault and can be shown again.
     assert "not shown again" in SALT_WARNING and "not shown again" in SHARES_WARNING
     root = Path(__file__).resolve().parents[2] / "tclk_tui"
     sayers = sorted(path.name for path in root.rglob("*.py")
                     if "not shown again" in " ".join(path.read_text().split()))
-    assert sayers == ["arb_split.py", "arb_vote.py"]
+    assert sayers == ["arb_split.py", "arb_vote.py", "share_gates.py"]

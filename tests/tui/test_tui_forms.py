@@ -144,7 +144,7 @@ async def test_accept_screen_shows_refusal():
 
 async def test_restore_needs_text_and_the_tick_and_reports_errors():
     wallet = ContractWallet()
-    app = Host(RestoreScreen(wallet.restore_seed))
+    app = Host(RestoreScreen(wallet.ask_restore))
     async with app.run_test(size=(100, 30)) as pilot:
         screen = app.screen
         await pilot.press(*"bad")
@@ -158,12 +158,12 @@ async def test_restore_needs_text_and_the_tick_and_reports_errors():
         await pilot.pause()
         await pilot.click("#restore-ok")
         await wait_for(pilot, lambda: app.results == [True])
-        assert wallet.restored == [len("good words")]
+        assert wallet.restoring == len("good words") and wallet.restored == []
 
 
 async def test_secret_input_refuses_copy():
     wallet = ContractWallet()
-    app = Host(RestoreScreen(wallet.restore_seed))
+    app = Host(RestoreScreen(wallet.ask_restore))
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press(*"topsecret", "ctrl+a", "ctrl+c", "ctrl+x")
         await pilot.pause()

@@ -181,3 +181,16 @@ async def test_countdowns_follow_the_clock():
         app.query_one(OfferTable).refresh()
         await pilot.pause()
         assert "5m00s" in screen_text(app)
+
+
+async def test_an_amount_too_long_for_its_column_says_so_instead_of_being_cut():
+    one, two = "0.000000000000000001", "0.000000000000000002"  # 1 and 2 wei
+    long_one = make_offer(1, money_units=one, money_text=f"{one} ETH", asset="ETH")
+    long_two = make_offer(2, money_units=two, money_text=f"{two} ETH", asset="ETH")
+    app = Host([long_one, long_two, make_offer(3, money_units="0.1", money_text="0.1 ETH")])
+    async with app.run_test(size=(80, 12)) as pilot:
+        await pilot.pause()
+        lines = screen_text(app).splitlines()
+        assert "too long" in lines[1] and "too long" in lines[2]
+        assert "0.0000000" not in screen_text(app)  # never a cut that reads alike
+        assert "0.1" in lines[3]

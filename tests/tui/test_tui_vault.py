@@ -103,6 +103,9 @@ async def test_restore_flow_refreshes_the_vault(wallet, clock):
         app.screen.query_one("#restore-ack").value = True
         await pilot.pause()
         await pilot.click("#restore-ok")
+        await wait_for(pilot, lambda: gate_open(app), what="the restore's gate")
+        assert app.screen.request.action == "seed-restore" and wallet.restored == []
+        await pilot.press(*"replace", "enter")
         await wait_for(pilot, lambda: wallet.restored == [8])
         await wait_for(pilot, lambda: any("restored" in n.message for n in app._notifications))
 

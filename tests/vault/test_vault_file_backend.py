@@ -20,6 +20,7 @@ from tclk_tui.vault import (
     WrongPassphrase,
 )
 from tclk_tui.vault.file_format import HEADER_LEN, MAGIC
+from tests.vault.contract import VaultBackendContract
 
 try:
     import fcntl
@@ -333,3 +334,12 @@ def test_repr_and_describe_hold_no_secret(vault_path):
     for text in (repr(backend), backend.describe(), backend.info().describe()):
         assert "correct horse" not in text and SECRET.hex() not in text
     assert "unlocked" in repr(backend)
+
+
+class TestFileBackendContract(VaultBackendContract):
+    @pytest.fixture
+    def backend(self, tmp_path) -> FileVaultBackend:
+        return make(tmp_path / "contract.vault")
+
+    def reopen(self, backend: FileVaultBackend) -> FileVaultBackend:
+        return make(backend.path)

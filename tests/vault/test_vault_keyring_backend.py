@@ -1,3 +1,4 @@
+import contextlib
 import os
 import shutil
 import subprocess
@@ -10,6 +11,7 @@ import keyring
 import keyring.backends.chainer
 import keyring.backends.fail
 import keyring.backends.null
+import keyring.errors
 import pytest
 
 from tclk_tui.vault import (
@@ -26,6 +28,7 @@ from tclk_tui.vault import (
     service_name,
 )
 from tclk_tui.vault.keyring_backend import INDEX_ENTRY
+from tests.vault.contract import VaultBackendContract
 from tests.vault.inproc_keyrings import (
     DictKeyring,
     FailingValueWrites,
@@ -321,3 +324,32 @@ def test_real_locked_collection_is_explained(tmp_path):
     assert result.returncode == 0, result.stderr[-2000:]
     assert "LOCKED:" in result.stdout, result.stdout + result.stderr[-2000:]
     assert "unlock" in result.stdout
+
+
+class TestKeyringBackendContract(VaultBackendContract):
+    """Over an in-process keyring: the index, the encoding and the deadlines, everywhere."""
+
+    @pytest.fixture
+    def backend(self) -> KeyringVaultBackend:
+        return backend(DictKeyring(), profile="contract")
+
+    def reopen(self, kb: KeyringVaultBackend) -> KeyringVaultBackend:
+        return backend(kb.keyring_backend(), profile="contract")
+
+
+@pytest.mark.keyring
+@needs_secret_service
+class TestSecretServiceContract(VaultBackendContract):
+    """Over the session's real Secret Service, where one runs (CI: `.ci/with-keyring`)."""
+
+    @pytest.fixture
+    def backend(self):
+        kb = KeyringVaultBackend(f"test-{uuid.uuid4().hex[:12]}", timeout_s=10.0)
+        yield kb
+        for name in kb.names():
+            kb.delete(name)
+        with contextlib.suppress(keyring.errors.PasswordDeleteError):  # a test wrote nothing
+            keyring.get_keyring().delete_password(kb.service, INDEX_ENTRY)
+
+    def reopen(self, kb: KeyringVaultBackend) -> KeyringVaultBackend:
+        return KeyringVaultBackend(kb.service.removeprefix("tclk-tui:"), timeout_s=10.0)

@@ -1,8 +1,12 @@
 # pragma version 0.4.3
 """
 @title tclk/1 HTLC escrow (evm-htlc)
-@notice Holds ether under one tclk/1 contract's lock until the recipient claims it with the
-        secret before the timelock, or the depositor takes it back at or after the timelock.
+@notice Holds ether, or an ERC-20 token's units, under one tclk/1 contract's lock until the
+        recipient claims it with the secret before the timelock, or the depositor takes it
+        back at or after the timelock. A token deposit pulls exactly the amount with
+        transferFrom (after an allowance, or an EIP-2612 permit in the same call) and is
+        refused when the escrow's balance does not grow by exactly that amount (fee-on-transfer
+        and rebasing tokens), so a claim or refund can always pay back what was locked.
         Hash locks open with a 32-byte preimage whose sha256 is the statement; point locks open
         with the scalar y whose y*G is the 33-byte compressed statement Y. A claim publishes the
         secret in the Claimed event and in storage, so a payer learns it from the chain alone.
@@ -27,10 +31,16 @@ SQRT_EXP: constant(uint256) = 28948022309329048855892746252171976963317496166410
 MODEXP: constant(address) = 0x0000000000000000000000000000000000000005
 
 
+interface ERC20:
+    def balanceOf(owner: address) -> uint256: view
+
+
 struct Lock:
     contract_id: bytes32
     depositor: address
     recipient: address
+    # The ERC-20 token the amount is counted in; the empty address for ether.
+    token: address
     amount: uint256
     kind: uint8
     statement: Bytes[33]
@@ -48,6 +58,8 @@ event Deposited:
     contract_id: indexed(bytes32)
     depositor: address
     recipient: address
+    # The ERC-20 token the amount is counted in; the empty address for ether.
+    token: address
     amount: uint256
     kind: uint8
     statement: Bytes[33]
@@ -71,19 +83,21 @@ locks: public(HashMap[bytes32, Lock])
 @pure
 @external
 def lock_id(contract_id: bytes32, kind: uint8, statement: Bytes[33], recipient: address,
-            timelock: uint256, depositor: address) -> bytes32:
+            timelock: uint256, depositor: address, token: address) -> bytes32:
     """
     @notice The id a deposit with these terms gets: the depositor is part of it, so nobody can
-            squat on another payer's id by depositing first.
+            squat on another payer's id by depositing first, and so is the token (the empty
+            address for ether), so a lock in one token never answers for another.
     """
-    return self._lock_id(contract_id, kind, statement, recipient, timelock, depositor)
+    return self._lock_id(contract_id, kind, statement, recipient, timelock, depositor, token)
 
 
 @pure
 @internal
 def _lock_id(contract_id: bytes32, kind: uint8, statement: Bytes[33], recipient: address,
-             timelock: uint256, depositor: address) -> bytes32:
-    return keccak256(abi_encode(contract_id, kind, statement, recipient, timelock, depositor))
+             timelock: uint256, depositor: address, token: address) -> bytes32:
+    return keccak256(abi_encode(contract_id, kind, statement, recipient, timelock, depositor,
+                                token))
 
 
 @view
@@ -111,15 +125,11 @@ def _point_address(statement: Bytes[33]) -> address:
     return convert(convert(slice(digest, 12, 20), bytes20), address)
 
 
-@payable
-@external
-@nonreentrant
-def deposit(contract_id: bytes32, kind: uint8, statement: Bytes[33], recipient: address,
-            timelock: uint256) -> bytes32:
-    """
-    @notice Lock msg.value for recipient under statement until timelock (unix seconds).
-    """
-    assert msg.value > 0, "nothing to lock"
+@internal
+def _open(contract_id: bytes32, kind: uint8, statement: Bytes[33], recipient: address,
+          timelock: uint256, token: address, amount: uint256) -> bytes32:
+    """Check the terms and record the lock (the caller moves the value in)."""
+    assert amount > 0, "nothing to lock"
     assert recipient != empty(address), "no recipient"
     assert timelock > block.timestamp, "timelock already passed"
     point_address: address = empty(address)
@@ -129,14 +139,87 @@ def deposit(contract_id: bytes32, kind: uint8, statement: Bytes[33], recipient: 
         point_address = self._point_address(statement)
     else:
         raise "unknown lock kind"
-    id: bytes32 = self._lock_id(contract_id, kind, statement, recipient, timelock, msg.sender)
+    id: bytes32 = self._lock_id(contract_id, kind, statement, recipient, timelock, msg.sender,
+                                token)
     assert self.locks[id].status == EMPTY, "lock id already used"
     self.locks[id] = Lock(
-        contract_id=contract_id, depositor=msg.sender, recipient=recipient, amount=msg.value,
-        kind=kind, statement=statement, point_address=point_address, timelock=timelock,
-        deposited_block=block.number, status=LOCKED, secret=empty(bytes32))
+        contract_id=contract_id, depositor=msg.sender, recipient=recipient, token=token,
+        amount=amount, kind=kind, statement=statement, point_address=point_address,
+        timelock=timelock, deposited_block=block.number, status=LOCKED, secret=empty(bytes32))
     log Deposited(id=id, contract_id=contract_id, depositor=msg.sender, recipient=recipient,
-                  amount=msg.value, kind=kind, statement=statement, timelock=timelock)
+                  token=token, amount=amount, kind=kind, statement=statement, timelock=timelock)
+    return id
+
+
+@internal
+def _token_call(token: address, data: Bytes[100]):
+    """Call a token and accept only a revert-free answer that is empty or true: a token that
+    returns false instead of reverting has moved nothing and must not count as paid."""
+    response: Bytes[32] = raw_call(token, data, max_outsize=32)
+    if len(response) > 0:
+        assert len(response) == 32 and convert(response, uint256) == 1, "token returned false"
+
+
+@internal
+def _pull(token: address, amount: uint256):
+    """Take exactly `amount` of `token` from the caller, or revert."""
+    assert token.is_contract, "token has no code"
+    before: uint256 = staticcall ERC20(token).balanceOf(self)
+    self._token_call(token, abi_encode(msg.sender, self, amount,
+                                       method_id=method_id("transferFrom(address,address,uint256)")))
+    after: uint256 = staticcall ERC20(token).balanceOf(self)
+    assert after == before + amount, "token balance changed by another amount (fee-on-transfer or rebasing token)"
+
+
+@internal
+def _pay(token: address, to: address, amount: uint256):
+    if token == empty(address):
+        raw_call(to, b"", value=amount)
+    else:
+        self._token_call(token, abi_encode(to, amount,
+                                           method_id=method_id("transfer(address,uint256)")))
+
+
+@payable
+@external
+@nonreentrant
+def deposit(contract_id: bytes32, kind: uint8, statement: Bytes[33], recipient: address,
+            timelock: uint256) -> bytes32:
+    """
+    @notice Lock msg.value (ether) for recipient under statement until timelock (unix seconds).
+    """
+    return self._open(contract_id, kind, statement, recipient, timelock, empty(address),
+                      msg.value)
+
+
+@external
+@nonreentrant
+def deposit_token(token: address, amount: uint256, contract_id: bytes32, kind: uint8,
+                  statement: Bytes[33], recipient: address, timelock: uint256) -> bytes32:
+    """
+    @notice Lock `amount` units of `token`, pulled from the caller under its allowance.
+    """
+    id: bytes32 = self._open(contract_id, kind, statement, recipient, timelock, token, amount)
+    self._pull(token, amount)
+    return id
+
+
+@external
+@nonreentrant
+def deposit_token_permit(token: address, amount: uint256, contract_id: bytes32, kind: uint8,
+                         statement: Bytes[33], recipient: address, timelock: uint256,
+                         deadline: uint256, v: uint8, r: bytes32, s: bytes32) -> bytes32:
+    """
+    @notice As deposit_token, with the allowance given by the caller's EIP-2612 permit in the
+            same transaction. A permit someone else submitted first is no harm: the allowance
+            is then already there, and the pull decides.
+    """
+    permitted: bool = raw_call(
+        token, abi_encode(msg.sender, self, amount, deadline, v, r, s,
+                          method_id=method_id("permit(address,address,uint256,uint256,uint8,bytes32,bytes32)")),
+        revert_on_failure=False)
+    id: bytes32 = self._open(contract_id, kind, statement, recipient, timelock, token, amount)
+    self._pull(token, amount)
     return id
 
 
@@ -158,7 +241,8 @@ def _opens(held: Lock, secret: bytes32) -> bool:
 @nonreentrant
 def claim(id: bytes32, secret: bytes32):
     """
-    @notice Pay the recipient, strictly before the timelock, with a secret that opens the lock.
+    @notice Pay the recipient (ether or the token), strictly before the timelock, with a secret
+            that opens the lock.
     """
     held: Lock = self.locks[id]
     assert held.status == LOCKED, "not locked"
@@ -167,7 +251,7 @@ def claim(id: bytes32, secret: bytes32):
     self.locks[id].status = CLAIMED
     self.locks[id].secret = secret
     log Claimed(id=id, contract_id=held.contract_id, secret=secret)
-    raw_call(held.recipient, b"", value=held.amount)
+    self._pay(held.token, held.recipient, held.amount)
 
 
 @external
@@ -181,4 +265,4 @@ def refund(id: bytes32):
     assert block.timestamp >= held.timelock, "timelock not reached"
     self.locks[id].status = REFUNDED
     log Refunded(id=id, contract_id=held.contract_id)
-    raw_call(held.depositor, b"", value=held.amount)
+    self._pay(held.token, held.depositor, held.amount)

@@ -11,21 +11,23 @@ because both parties must arrive at the same timelock to agree on the lock.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from decimal import Decimal
 
 from tclk_tui.protocol.locks import is_valid_statement
+from tclk_tui.protocol.money import minimal_text, money_text
 from tclk_tui.rails.base import LockTerms, SettlementError, is_number
 
-from .escrow import KIND_CODES, address_of_key
+from .escrow import KIND_CODES, NATIVE, address_of_key
+from .token import ETHER, TokenAsset
 
-__all__ = ["ASSET", "TIMELOCK_MARGIN_S", "Expectation", "expect", "format_ether", "timelock_of"]
+__all__ = ["ASSET", "TIMELOCK_MARGIN_S", "Expectation", "asset_of", "expect", "format_ether",
+           "format_units", "timelock_of"]
 
-ASSET = "ETH"
+ASSET = ETHER.symbol
 TIMELOCK_MARGIN_S = 60
-WEI_PER_ETHER = 10**18
 _CONTRACT_RE = re.compile(r"0x[0-9a-f]{64}")
-_WEI_RE = re.compile(r"[1-9][0-9]{0,77}")
+_UNITS_RE = re.compile(r"[1-9][0-9]{0,77}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,8 +36,19 @@ class Expectation:
     kind: int
     statement: bytes
     recipient: str
-    amount_wei: int
+    amount: int  # minimal units of `asset` (wei for ether)
     timelock: int
+    asset: TokenAsset = ETHER
+
+    @property
+    def token(self) -> str:
+        """The escrow's token address for this lock (NATIVE for ether)."""
+        return self.asset.address or NATIVE
+
+    @property
+    def amount_wei(self) -> int:
+        """The ether a deposit sends with it (0 for a token lock)."""
+        return self.amount if self.asset.native else 0
 
 
 def timelock_of(refund_after_ms: int) -> int:
@@ -46,27 +59,47 @@ def timelock_of(refund_after_ms: int) -> int:
 def margin_text() -> str:
     """One sentence for the offer form and the gates."""
     return (f"evm-htlc: the escrow's timelock is refundAfterMs - {TIMELOCK_MARGIN_S} s, and "
-            f"claimByMs must be at least {TIMELOCK_MARGIN_S} s before that (amount in wei of "
-            f"{ASSET})")
+            f"claimByMs must be at least {TIMELOCK_MARGIN_S} s before that (amounts in minimal "
+            f"units: wei of {ASSET}, a token's smallest unit)")
 
 
 def format_ether(wei: int) -> str:
-    text = format(Decimal(wei) / WEI_PER_ETHER, "f")
-    if "." in text:
-        text = text.rstrip("0").rstrip(".")
-    return f"{text} {ASSET}"
+    """`0.25 ETH`: exact, every digit kept (see tclk_tui.protocol.money)."""
+    return money_text(wei, ASSET, ETHER.decimals)
+
+
+def format_units(amount: int, asset: TokenAsset) -> str:
+    """`1.5 USDC (1500000 units of USDC, 6 decimals)`, `0.25 ETH (250000000000000000 wei)`."""
+    return (f"{money_text(amount, asset.symbol, asset.decimals)} "
+            f"({minimal_text(amount, asset.symbol, asset.decimals)})")
+
+
+def asset_of(symbol: object, assets: Mapping[str, TokenAsset], chain_id: int | None = None
+             ) -> TokenAsset:
+    """The one token an offer's asset names on this chain, or the reason there is none."""
+    if symbol == ASSET:
+        return ETHER
+    if isinstance(symbol, str) and symbol in assets:
+        return assets[symbol]
+    chain = f" on chain {chain_id}" if chain_id is not None else ""
+    known = ", ".join([ASSET, *sorted(assets)])
+    raise _refuse(f"asset {str(symbol)[:16]!r} has no token{chain} in this profile's evm.json "
+                  f"(it trades {known})", "unknown-asset")
 
 
 def _refuse(message: str, code: str) -> SettlementError:
     return SettlementError(f"tclk: evm-htlc {message}", code=code)
 
 
-def expect(terms: LockTerms, payee_key: str | None) -> Expectation:
+def expect(terms: LockTerms, payee_key: str | None,
+           assets: Mapping[str, TokenAsset] | None = None,
+           chain_id: int | None = None) -> Expectation:
     """The on-chain lock these terms call for; SettlementError naming the rule otherwise."""
-    if terms.asset != ASSET:
-        raise _refuse(f"settles {ASSET} only, not {str(terms.asset)[:16]!r}", "bad-asset")
-    if not isinstance(terms.amount, str) or not _WEI_RE.fullmatch(terms.amount):
-        raise _refuse("amount must be a positive whole number of wei", "bad-amount")
+    asset = asset_of(terms.asset, assets or {}, chain_id)
+    if not isinstance(terms.amount, str) or not _UNITS_RE.fullmatch(terms.amount) \
+            or int(terms.amount) >= 2**256:
+        unit = "wei" if asset.native else f"{asset.symbol}'s minimal units"
+        raise _refuse(f"amount must be a positive whole number of {unit}", "bad-amount")
     if terms.lock not in KIND_CODES:
         raise _refuse("lock kind must be hash or point", "bad-terms")
     if not isinstance(terms.statement, str) or not is_valid_statement(terms.lock,
@@ -91,4 +124,5 @@ def expect(terms: LockTerms, payee_key: str | None) -> Expectation:
                       "window-too-narrow")
     return Expectation(contract=bytes.fromhex(terms.contract[2:]), kind=KIND_CODES[terms.lock],
                        statement=bytes.fromhex(terms.statement.lower().removeprefix("0x")),
-                       recipient=recipient, amount_wei=int(terms.amount), timelock=timelock)
+                       recipient=recipient, amount=int(terms.amount), timelock=timelock,
+                       asset=asset)

@@ -5,11 +5,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import json
 import secrets
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from eth_abi import encode
+from eth_utils import keccak
 
 from tclk_tui.protocol.locks import hash_lock_from_preimage, point_lock_from_witness
 from tclk_tui.protocol.secp import N, scalar_base_mult
@@ -19,13 +23,17 @@ from tclk_tui.rails.evm import (
     EvmHtlcRail,
     NodeClient,
     Sender,
+    TokenAsset,
     TxLog,
+    deploy_contract,
     deploy_escrow,
+    deploy_test_token,
 )
 from tclk_tui.rails.evm.account import Account
 from tclk_tui.rails.evm.anvil import AnvilNode
 
 ETHER = 10**18
+CONTRACTS = Path(__file__).resolve().parent / "contracts"
 
 
 def fresh_key() -> bytes:
@@ -45,6 +53,8 @@ class Chain:
     tmp: Path
     node: NodeClient
     escrow: str = ""
+    deployer: Sender | None = None
+    assets: dict[str, TokenAsset] = field(default_factory=dict)
     _rails: list[EvmHtlcRail] = field(default_factory=list)
 
     @classmethod
@@ -54,17 +64,69 @@ class Chain:
         try:
             deployer = fresh_key()
             await chain.fund(Account.from_key(deployer).address, 10 * ETHER)
-            sender = Sender(chain.node, anvil.chain_id, deployer, TxLog(tmp / "deployer.sqlite3"))
-            chain.escrow = await deploy_escrow(sender)
+            chain.deployer = Sender(chain.node, anvil.chain_id, deployer,
+                                    TxLog(tmp / "deployer.sqlite3"))
+            chain.escrow = await deploy_escrow(chain.deployer)
             yield chain
         finally:
             for rail in chain._rails:
                 await rail.aclose()
+            if chain.deployer is not None:
+                chain.deployer.txlog.close()
             await chain.node.aclose()
 
     @property
     def config(self) -> EvmConfig:
-        return EvmConfig(url=self.anvil.url, chain_id=self.anvil.chain_id, escrow=self.escrow)
+        """The escrow and every token this test deployed (`token`), as a profile names them."""
+        return EvmConfig(url=self.anvil.url, chain_id=self.anvil.chain_id, escrow=self.escrow,
+                         assets=dict(self.assets))
+
+    async def token(self, symbol: str, decimals: int, *, permits: bool = True) -> TokenAsset:
+        """Deploy the shipped test token; the chain's config names it from now on."""
+        assert self.deployer is not None
+        address = await deploy_test_token(self.deployer, symbol, decimals, permits=permits)
+        self.assets[symbol] = TokenAsset(symbol=symbol, address=address, decimals=decimals)
+        return self.assets[symbol]
+
+    async def hostile_token(self, name: str, symbol: str, decimals: int) -> TokenAsset:
+        """Deploy one of the suite's own tokens (tests/rails/evm/contracts/<name>.vy)."""
+        assert self.deployer is not None
+        raw = json.loads((CONTRACTS / f"{name}.json").read_text(encoding="utf-8"))
+        address = await deploy_contract(self.deployer, bytes.fromhex(raw["bytecode"][2:]))
+        self.assets[symbol] = TokenAsset(symbol=symbol, address=address, decimals=decimals)
+        return self.assets[symbol]
+
+    async def send_as(self, key: bytes, to: str, data: bytes, gas: int = 300_000) -> dict:
+        """A transaction straight from `key`, past every check of the wallet's rail."""
+        account = Account.from_key(key)
+        nonce = await self.node.nonce(account.address, "pending")
+        signed = account.sign_transaction({
+            "type": 2, "chainId": self.anvil.chain_id, "nonce": nonce, "to": to, "value": 0,
+            "gas": gas, "data": data, "maxFeePerGas": 10**11, "maxPriorityFeePerGas": 10**9})
+        return await self.receipt(await self.node.call(
+            "eth_sendRawTransaction", "0x" + bytes(signed.raw_transaction).hex()))
+
+    async def mint(self, token: TokenAsset, address: str, amount: int) -> None:
+        assert self.deployer is not None and token.address is not None
+        data = keccak(text="mint(address,uint256)")[:4] + encode(["address", "uint256"],
+                                                                  [address, amount])
+        deployer_key = self.deployer._account.key
+        receipt = await self.send_as(bytes(deployer_key), token.address, data)
+        assert receipt["status"] == "0x1"
+
+    async def token_balance(self, token: TokenAsset, address: str) -> int:
+        """Read straight from the token contract (not through the rail)."""
+        assert token.address is not None
+        out = await self.node.eth_call(token.address, "0x" + (
+            keccak(text="balanceOf(address)")[:4] + encode(["address"], [address])).hex())
+        return int.from_bytes(out, "big")
+
+    async def allowance(self, token: TokenAsset, owner: str, spender: str) -> int:
+        assert token.address is not None
+        out = await self.node.eth_call(token.address, "0x" + (
+            keccak(text="allowance(address,address)")[:4]
+            + encode(["address", "address"], [owner, spender])).hex())
+        return int.from_bytes(out, "big")
 
     async def fund(self, address: str, wei: int) -> None:
         await self.node.call("anvil_setBalance", address, hex(wei))

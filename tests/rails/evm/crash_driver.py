@@ -11,16 +11,17 @@ import sys
 
 from tclk_tui.engine.crash import crashpoint
 from tclk_tui.rails.base import LockTerms
-from tclk_tui.rails.evm import EvmConfig, EvmHtlcRail, TxLog
+from tclk_tui.rails.evm import EvmConfig, EvmHtlcRail, TxLog, parse_assets
 
 
 async def main(url: str, chain: str, escrow: str, key: str, txlog: str, action: str,
                arg: str) -> None:
-    rail = EvmHtlcRail(EvmConfig(url=url, chain_id=int(chain), escrow=escrow),
-                       bytes.fromhex(key), TxLog(txlog), on_step=crashpoint)
+    args = json.loads(arg)
+    config = EvmConfig(url=url, chain_id=int(chain), escrow=escrow,
+                       assets=parse_assets(args.get("assets")))
+    rail = EvmHtlcRail(config, bytes.fromhex(key), TxLog(txlog), on_step=crashpoint)
     try:
         notes = await rail.reconcile()
-        args = json.loads(arg)
         if action == "lock":
             result = await rail.lock(LockTerms(**args["terms"]), payee_key=args["payee_key"])
         elif action == "claim":

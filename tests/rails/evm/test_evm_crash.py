@@ -92,3 +92,25 @@ async def test_a_deposit_killed_mid_flight_is_found_or_resent_unchanged(chain, a
     assert before - await payer.balance() >= 10**15
     assert await payee.verify_lock(terms, json.loads(out)["result"],
                                    payee_key=public_key(payee.key))
+
+
+@pytest.mark.parametrize("at", ["evm-approve-sent", "evm-deposit-signed"])
+async def test_a_token_lock_killed_mid_flight_approves_and_deposits_once(chain, at):
+    token = await chain.token("FLOP", 18, permits=False)
+    payer = await chain.rail("payer")
+    payee = await chain.rail("payee", wei=0)
+    await chain.mint(token, payer.address, 10**18)
+    _, statement = hash_pair()
+    terms = make_terms(await chain.now_s(), statement=statement, amount=10**17, asset="FLOP")
+    arg = {"terms": dataclasses.asdict(terms), "payee_key": public_key(payee.key),
+           "assets": {"FLOP": {"address": token.address, "decimals": 18}}}
+    code, out, err = await drive(chain, payer, "lock", arg, crash_at=at)
+    assert code == SIGKILLED, out + err
+    code, out, err = await drive(chain, payer, "lock", arg)
+    assert code == 0, out + err
+    journal = rows(payer)
+    assert [row.kind for row in journal] == ["approve", "deposit"]
+    assert [row.state for row in journal] == ["mined", "mined"]
+    assert await chain.node.nonce(payer.address) == 2  # one approve, one deposit, ever
+    assert await chain.token_balance(token, chain.escrow) == 10**17
+    assert await chain.token_balance(token, payer.address) == 9 * 10**17

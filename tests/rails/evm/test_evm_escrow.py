@@ -5,6 +5,7 @@ wallet's own checks, so it is the contract that refuses)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import coincurve
 import pytest
@@ -16,7 +17,7 @@ from hypothesis import strategies as st
 from tclk_tui.protocol.secp import N
 from tclk_tui.rails.evm import address_of_key, artifact
 from tclk_tui.rails.evm.account import Account
-from tclk_tui.rails.evm.build import ARTIFACT, compile_escrow
+from tclk_tui.rails.evm.build import ARTIFACT, SHIPPED, SOURCE, artifact_path, compile_contract
 from tclk_tui.rails.evm.escrow import claim_data, deposit_data, lock_id, locks_data, refund_data
 from tests.rails.evm.chain import ETHER, fresh_key, hash_pair, point_pair, public_key
 
@@ -24,13 +25,20 @@ GX = 0x79BE667EF9DCBBAC55A06295CE870B07029BFCDB2DCE28D959F2815B16F81798
 GY = 0x483ADA7726A3C4655DA4FBFC0E1108A8FD17B448A68554199C47D08FFB10D4B8
 
 
-def test_the_shipped_artifact_is_what_the_pinned_vyper_makes_of_the_source():
-    shipped = json.loads(ARTIFACT.read_text(encoding="utf-8"))
-    rebuilt = compile_escrow()
+TEST_CONTRACTS = Path(__file__).resolve().parent / "contracts"
+
+
+@pytest.mark.parametrize("source", [*SHIPPED, *sorted(TEST_CONTRACTS.glob("*.vy"))],
+                         ids=lambda path: path.name)
+def test_each_shipped_artifact_is_what_the_pinned_vyper_makes_of_its_source(source):
+    shipped = json.loads(artifact_path(source).read_text(encoding="utf-8"))
+    rebuilt = compile_contract(source)
     assert rebuilt["bytecode"] == shipped["bytecode"]
     assert rebuilt["bytecode_runtime"] == shipped["bytecode_runtime"]
     assert rebuilt["abi"] == shipped["abi"]
-    assert artifact().runtime.hex() == shipped["bytecode_runtime"][2:]
+    if source == SOURCE:
+        assert artifact_path(source) == ARTIFACT
+        assert artifact().runtime.hex() == shipped["bytecode_runtime"][2:]
 
 
 def test_the_generator_has_even_y_so_ecrecover_takes_v_27():
@@ -75,9 +83,16 @@ async def test_the_chains_ecrecover_agrees_with_coincurve_on_the_construction(ch
 def test_the_lock_id_is_keccak_of_the_abi_encoded_terms():
     contract, statement = b"\x11" * 32, b"\x22" * 32
     recipient, depositor = "0x" + "33" * 20, "0x" + "44" * 20
-    expected = keccak(encode(["bytes32", "uint8", "bytes", "address", "uint256", "address"],
-                             [contract, 0, statement, recipient, 1234, depositor]))
-    assert lock_id(contract, 0, statement, recipient, 1234, depositor) == expected
+    token = "0x" + "55" * 20
+    expected = keccak(encode(["bytes32", "uint8", "bytes", "address", "uint256", "address",
+                              "address"],
+                             [contract, 0, statement, recipient, 1234, depositor, token]))
+    assert lock_id(contract, 0, statement, recipient, 1234, depositor, token) == expected
+    # An ether lock's token is the empty address: the id still commits to it.
+    ether = keccak(encode(["bytes32", "uint8", "bytes", "address", "uint256", "address",
+                           "address"],
+                          [contract, 0, statement, recipient, 1234, depositor, "0x" + "00" * 20]))
+    assert lock_id(contract, 0, statement, recipient, 1234, depositor) == ether != expected
 
 
 class Raw:
@@ -115,7 +130,7 @@ async def _funded(chain, wei: int = 10 * ETHER) -> Raw:
 
 async def _status(chain, lock: bytes) -> int:
     out = await chain.node.eth_call(chain.escrow, "0x" + locks_data(lock).hex())
-    return int.from_bytes(out[32 + 9 * 32: 32 + 10 * 32], "big")
+    return int.from_bytes(out[32 + 10 * 32: 32 + 11 * 32], "big")
 
 
 async def _balance(chain, address: str) -> int:
@@ -225,7 +240,7 @@ async def test_the_deposit_records_the_point_address_the_chain_derived(chain):
     _, lock = await payer.deposit(1, statement, Account.create().address,
                                   await chain.now_s() + 600, 5)
     out = await chain.node.eth_call(chain.escrow, "0x" + locks_data(lock).hex())
-    stored = to_checksum_address(out[32 + 6 * 32 + 12: 32 + 7 * 32])
+    stored = to_checksum_address(out[32 + 7 * 32 + 12: 32 + 8 * 32])
     assert stored == address_of_key(statement)
     assert stored == address_of_key(public_key(bytes.fromhex(secret[2:])))
 

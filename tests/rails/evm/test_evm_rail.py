@@ -61,7 +61,7 @@ async def test_a_deal_moves_exact_wei_and_the_payer_learns_the_secret_from_the_c
     assert report.ok, report
     facts = dict(report.facts)
     assert facts["chain id"] == "31337" and facts["recipient"] == recipient
-    assert facts["amount locked"] == "123456789 wei (0.000000000123456789 ETH)"
+    assert facts["amount locked"] == "0.000000000123456789 ETH (123456789 wei)"
     assert facts["timelock"] == str(terms.refund_after_ms // 1000 - TIMELOCK_MARGIN_S)
     assert await payee.lock_status(ref) == "locked"
 
@@ -177,7 +177,7 @@ async def test_terms_the_payer_rail_refuses_before_sending_anything(chain):
     _, statement = hash_pair()
     now = await chain.now_s()
     cases = {
-        "bad-asset": dict(asset="FLOP"),
+        "unknown-asset": dict(asset="FLOP"),
         "bad-amount": dict(amount=0),
         "window-too-narrow": dict(gap_s=2 * TIMELOCK_MARGIN_S - 1),
     }
