@@ -143,12 +143,13 @@ def port_number(text: str) -> int:
 
 
 async def open_wallet(args: argparse.Namespace, *, follow: bool = False,
-                      offline: bool = False, one_shot: bool = False):
+                      offline: bool = False, one_shot: bool = False, background: bool = False):
     from tclk_tui.engine.wallet import Wallet
 
     vault = open_profile_vault(args)
     wallet = await Wallet.open(args.profile, venue_url=args.venue, data_dir=data_dir(args),
-                               vault=vault, follow=follow, offline=offline, one_shot=one_shot)
+                               vault=vault, follow=follow, offline=offline, one_shot=one_shot,
+                               background=background)
     if wallet.first_run:  # the app says it on its screen too
         print(first_run_text(args.profile, vault.describe()), file=sys.stderr)
     if not follow and not offline and wallet.venue_status.state == "offline":
@@ -384,8 +385,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from tclk_tui.tui.run import run_demo_app
 
     need_terminal("the demo app (or use `demo --headless`)")
-    run_demo_app(rail=args.rail, asset=args.asset)
-    return 0
+    return run_demo_app(rail=args.rail, asset=args.asset)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -513,8 +513,7 @@ def cmd_app(args: argparse.Namespace) -> int:
     from tclk_tui.tui.run import run_wallet_app
 
     need_terminal("the wallet app")
-    run_wallet_app(args, open_wallet, profile_dir(args))
-    return 0
+    return run_wallet_app(args, open_wallet, profile_dir(args))
 
 
 # -- parsing ----------------------------------------------------------------------------------

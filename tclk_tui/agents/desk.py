@@ -147,11 +147,12 @@ class AgentDesk:
         manifest = self.manifest(agent)
         raw = params if isinstance(params, dict) else {}
         wait = raw.get("wait_s", 0)
-        wait_s = float(wait) if isinstance(wait, int) and not isinstance(wait, bool) else 0.0
+        # Bounded before it is a float: a wait of 10**400 is an int no float can hold.
+        wait_s = float(min(max(wait, 0), MAX_WAIT_S)) \
+            if isinstance(wait, int) and not isinstance(wait, bool) else 0.0
         try:
             result = await self.registry.call(agent, manifest, tool, params,
-                                              transport=transport,
-                                              wait_s=min(max(wait_s, 0.0), MAX_WAIT_S))
+                                              transport=transport, wait_s=wait_s)
         except _Journaled as wrapped:
             raise wrapped.inner from None
         except ToolError as exc:  # refused before the tool ran: the grant or the parameters

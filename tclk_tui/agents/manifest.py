@@ -102,6 +102,8 @@ def load_manifest(path: Path, known_tools: frozenset[str] | None = None) -> Mani
         return refused(name, path, f"cannot read it: {exc}")
     except tomllib.TOMLDecodeError as exc:
         return refused(name, path, f"not valid TOML: {exc}")
+    except RecursionError:
+        return refused(name, path, "not valid TOML: nested too deep")
     try:
         return parse_manifest(name, data, path, known_tools)
     except ManifestError as exc:

@@ -34,6 +34,7 @@ from typing import Any
 from tclk_tui import __version__
 from tclk_tui.agents.desk import AgentDesk
 from tclk_tui.agents.errors import ToolError
+from tclk_tui.engine.read_scheduler import ReadScheduler, Want
 
 log = logging.getLogger("tclk_tui.agents")
 
@@ -76,11 +77,15 @@ def mailbox_of(journal) -> str:
 class RoomServer:
     """Answers the requests that arrive in one mailbox, through one agents' desk."""
 
-    def __init__(self, desk: AgentDesk, client, mailbox: str, journal=None) -> None:
+    def __init__(self, desk: AgentDesk, client, mailbox: str, journal=None,
+                 reads: ReadScheduler | None = None) -> None:
         self.desk = desk
         self.client = client
         self.mailbox = mailbox
         self.journal = journal
+        # The wallet's read scheduler: the mailbox then holds one of its waiting reads for as
+        # long as it is answered, inside the wallet's share of the venue's budgets.
+        self.reads = reads
         self._answers: collections.OrderedDict[tuple[str, str], str] = \
             collections.OrderedDict()
         self._running: dict[tuple[str, str], asyncio.Task[str | None]] = {}
@@ -88,6 +93,7 @@ class RoomServer:
         self.gaps = 0
         self.replays = 0
         self.strangers = 0
+        self.room_refusals = 0
 
     def __repr__(self) -> str:
         return f"RoomServer({self.mailbox!r})"
@@ -100,6 +106,9 @@ class RoomServer:
         # No cursor yet: the mailbox is this profile's own, so everything in it is for us.
         since = cursor.seq if cursor is not None else 0
         generation = cursor.generation if cursor is not None else None
+        if self.reads is not None:
+            await self._run_scheduled(since, generation)
+            return
         while True:
             try:
                 follower = self.client.follow(self.mailbox, since=since, generation=generation,
@@ -114,6 +123,25 @@ class RoomServer:
             except Exception as exc:  # the mailbox must never stop answering silently
                 log.warning("mailbox %s: %s", self.mailbox, exc)
                 await asyncio.sleep(2.0)
+
+    async def _run_scheduled(self, since: int, generation: int | None) -> None:
+        assert self.reads is not None
+
+        async def handler(events: list) -> None:
+            for event in events:
+                await self.on_event(event)
+                cursor = getattr(event, "cursor", None)
+                if self.journal is not None and isinstance(cursor, int):
+                    self.journal.set_cursor(self.mailbox, getattr(event, "generation", None)
+                                            or 0, cursor)
+
+        self.reads.add(self.mailbox, handler=handler, want=lambda quiet_s: Want.STANDING,
+                       since=since, generation=generation, suppress_echoes=True,
+                       standing=True)
+        try:
+            await asyncio.Event().wait()  # answered by the scheduler until cancelled
+        finally:
+            self.reads.drop(self.mailbox)
 
     async def on_event(self, event) -> None:
         records = getattr(event, "records", None)
@@ -176,7 +204,13 @@ class RoomServer:
         params = frame.get("params")
         good = _good_id(req_id)
         key = (sender, json.dumps(req_id) if good else "")
-        taken = self.desk.ledger.take_request(sender, _nonce(nonce), key[1] if good else None)
+        taken = self.desk.ledger.take_request(sender, _nonce(nonce), key[1] if good else None,
+                                              reply_to)
+        if taken == "rooms":  # answering would spend the wallet's new rooms: not run either
+            self.room_refusals += 1
+            log.warning("mailbox %s: %s named one new reply room more than it may a day; the "
+                        "request was not run", self.mailbox, sender[:24])
+            return None
         if taken == "replay":
             return await self._replayed(sender, nonce, req_id if good else None, reply_to)
         if not good:

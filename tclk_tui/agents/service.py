@@ -37,13 +37,16 @@ async def serving_agents(wallet, *, room: bool | None = None,
     added to a manifest while the wallet runs is served within a second). The mailbox is
     named in the wallet's DID note (`mailbox:`), where a caller finds it."""
     desk = desk_for(wallet)
+    desk.subscribe(lambda: alert_approvals(wallet, desk))
+    alert_approvals(wallet, desk)  # approvals left waiting when the owner last stopped
     servers: list[RoomServer] = []
     mailbox = mailbox_of(wallet.journal) if room is not False else ""  # named from the start
 
     async def answer_mailbox() -> None:
         while room is None and not desk.callers():
             await asyncio.sleep(MANIFEST_POLL_S)  # a few stat() calls: the files may change
-        server = RoomServer(desk, wallet.client, mailbox, wallet.journal)
+        server = RoomServer(desk, wallet.client, mailbox, wallet.journal,
+                            reads=wallet.reads if wallet.rooms.following else None)
         servers.append(server)
         note = asyncio.create_task(_publish_mailbox(wallet, server.mailbox)) if publish \
             else None
@@ -65,6 +68,16 @@ async def serving_agents(wallet, *, room: bool | None = None,
                 await task
         for server in servers:
             await server.close()
+
+
+def alert_approvals(wallet, desk: AgentDesk) -> None:
+    """Each approval waiting for the operator is an alert (once), screen attached or not."""
+    for row in desk.pending():
+        deal = f" on deal {row.deal_id[:10]}…" if row.deal_id else ""
+        wallet.alerts.raise_alert(
+            f"approval:{row.id}", "approval",
+            f"agent {row.agent[:40]} waits for your approval to {row.tool}{deal}: answer it "
+            "in the Approvals pane or with `tclk-tui agents approve` / `deny`", row.deal_id)
 
 
 async def _publish_mailbox(wallet, mailbox: str) -> None:

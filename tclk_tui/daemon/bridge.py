@@ -30,10 +30,11 @@ log = logging.getLogger("tclk_tui.daemon")
 
 ALLOWED: dict[str, frozenset[str]] = {
     "wallet": frozenset({"validate_offer_draft", "post_offer", "accept_offer", "deals",
+                         "venue_budget", "take_alerts",
                          "vault_status", "held_secrets", "request_seed_backup",
                          "confirm_seed_backup", "request_seed_restore", "confirm_seed_restore",
                          "request_secret_reveal", "confirm_secret_reveal"}),
-    "board": frozenset({"query", "get", "rejected", "__len__"}),
+    "board": frozenset({"query", "listing", "rows", "get", "rejected", "__len__"}),
     "deal": frozenset({"view", "request_lock", "request_reveal", "request_cancel",
                        "request_refund", "confirm", "heartbeat", "receipt"}),
     "arbitration": frozenset({"split", "combine", "commit_vote", "verify_vote", "tally"}),

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from tclk_tui.daemon.paths import socket_path
-from tclk_tui.daemon.wire import INTERNAL_ERROR, MAX_LINE, RpcError, request
+from tclk_tui.daemon.wire import INTERNAL_ERROR, RpcError, request
 
 
 class NoDaemon(OSError):
@@ -77,10 +77,17 @@ class DaemonClient:
                 yield message
 
     def _read(self) -> dict[str, Any]:
-        line = self._reader.readline(MAX_LINE)
+        # Whole, whatever its length: a reply is the owner's own answer (only requests are
+        # bounded, on the owner's side), and a cut one would be read as the next message.
+        line = self._reader.readline()
         if not line:
             raise DaemonLost("the daemon closed the connection")
-        message = json.loads(line)
+        if not line.endswith(b"\n"):
+            raise DaemonLost("the daemon closed the connection in the middle of a reply")
+        try:
+            message = json.loads(line)
+        except ValueError:
+            raise DaemonLost("the daemon sent a line that is not JSON") from None
         if not isinstance(message, dict):
             raise DaemonLost("the daemon sent something that is not a JSON-RPC message")
         return message

@@ -25,6 +25,7 @@ from tclk_tui.daemon.wire import RpcError
 from tclk_tui.engine.arbitration import ArbitrationError, CombineResult, Tally, VoteCommit
 from tclk_tui.engine.errors import EngineError
 from tclk_tui.engine.events import (
+    Alert,
     BoardChanged,
     DeadlineWarning,
     DealAdvanced,
@@ -34,7 +35,9 @@ from tclk_tui.engine.events import (
     VenueStatus,
 )
 from tclk_tui.engine.gates import GateFact, GateRefused, GateRequest
+from tclk_tui.engine.venue_budget import VenueBudgetView
 from tclk_tui.engine.views import (
+    OFFER_ID_CHARS,
     Deadlines,
     DealView,
     FieldProblem,
@@ -45,15 +48,20 @@ from tclk_tui.engine.views import (
     VaultStatus,
 )
 from tclk_tui.protocol.errors import TclkError
+from tclk_tui.technocore.budget import BudgetView
 from tclk_tui.technocore.errors import VenueError
 from tclk_tui.vault.errors import VaultError
 
 VALUES = Decoder(OfferRow, DealView, Deadlines, RecordView, TimelineEntry, FieldProblem,
                  HeldSecret, VaultStatus, GateRequest, GateFact, CombineResult, VoteCommit,
-                 Tally, BoardChanged, DealAdvanced, DeadlineWarning, VenueStatus, Notice)
+                 Tally, BoardChanged, DealAdvanced, DeadlineWarning, VenueStatus, Notice,
+                 VenueBudgetView, BudgetView, Alert)
 _RAISED: dict[str, type[Exception]] = {
     "GateRefused": GateRefused, "ArbitrationError": ArbitrationError, "VaultError": VaultError,
     "VenueError": VenueError, "TclkError": TclkError, "EngineError": EngineError}
+
+
+ROWS_PER_CALL = 5000  # board rows fetched in one reply (some 4 MiB of JSON)
 
 
 class OwnerLost(EngineError):
@@ -121,8 +129,26 @@ class _Port:
 
 
 class RemoteBoard(_Port):
+    """The owner's board. A query asks for the matching offers' ids and versions only, and
+    fetches the rows this face does not hold yet (or holds in an older version): a board of
+    20,000 offers crosses the socket once, not at every requery."""
+
+    def __init__(self, remote: RemoteWallet, target: str) -> None:
+        super().__init__(remote, target)
+        self._held: dict[str, tuple[int, OfferRow]] = {}
+
     def query(self, q: Any) -> list[OfferRow]:
-        return self.call("query", q)
+        ids, versions = self.call("listing", q)
+        listed = list(zip((ids[at:at + OFFER_ID_CHARS]
+                           for at in range(0, len(ids), OFFER_ID_CHARS)), versions, strict=True))
+        held = self._held
+        stale = [oid for oid, version in listed
+                 if (known := held.get(oid)) is None or known[0] != version]
+        for start in range(0, len(stale), ROWS_PER_CALL):
+            for version, row in self.call("rows", stale[start:start + ROWS_PER_CALL]):
+                held[row.offer_id] = (int(version), row)
+        # An offer whose row the owner no longer had is left out, as the owner's query would.
+        return [held[oid][1] for oid, _ in listed if oid in held]
 
     def get(self, offer_id: str) -> OfferRow | None:
         return self.call("get", offer_id)
@@ -270,8 +296,8 @@ class RemoteWallet:
 
     async def _follow(self) -> None:
         try:
-            reader, writer = await asyncio.open_unix_connection(str(self.socket),
-                                                                limit=wire.MAX_LINE)
+            reader, writer = await asyncio.open_unix_connection(
+                str(self.socket), limit=wire.MAX_REPLY_BUFFER)
         except OSError as exc:
             self._lose(f"cannot follow the owner's events: {exc}")
             return
@@ -330,6 +356,12 @@ class RemoteWallet:
     @property
     def venue_status(self) -> VenueStatus:
         return self._venue_status
+
+    def venue_budget(self) -> VenueBudgetView | None:
+        return self._wallet.call("venue_budget")
+
+    def take_alerts(self) -> list[Alert]:
+        return self._wallet.call("take_alerts")
 
     def now_ms(self) -> int:
         return int(time.time() * 1000)

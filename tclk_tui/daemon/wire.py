@@ -15,6 +15,11 @@ INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 REFUSED = -32000  # the engine refused: data = {"kind": ..., "message": ...}
 MAX_LINE = 1 << 20  # one request line; anything longer is refused, never buffered forever
+# What a face buffers of one line from the owner while reading a reply or a notification. Only
+# requests are bounded by MAX_LINE: they may come from any process of this user and the owner
+# must never buffer one forever, while a reply is the owner's own answer (a 20,000-offer board
+# is some 10 MiB of JSON), so it is read whole however long it is.
+MAX_REPLY_BUFFER = 1 << 30
 
 
 class RpcError(Exception):

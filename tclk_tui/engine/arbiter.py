@@ -35,7 +35,7 @@ from tclk_tui.engine.gates import (
     wrong_code,
 )
 from tclk_tui.engine.money import money
-from tclk_tui.engine.private_deals import SETTING_HELD_SHARE
+from tclk_tui.engine.private_deals import SETTING_HELD_SHARE, dealt_share
 from tclk_tui.engine.views import BoardQuery
 from tclk_tui.engine.vote_round import RoundView, offer_round
 from tclk_tui.protocol.arbitration import split_secret
@@ -219,8 +219,8 @@ class RefereeDesk:
         if offer["lock"] == "point":
             cached = vault.cached_deal_secret(offer_id, nonce, "witness")
             return None if cached is None else "0x" + cached.hex()
-        raw = vault.backend.get(SETTING_HELD_SHARE + offer_id)
-        return None if raw is None else "0x" + bytes(raw).hex()
+        raw = vault.backend.get(SETTING_HELD_SHARE + offer_id)  # ours, as the dealer
+        return dealt_share(self._w, offer_id) if raw is None else "0x" + bytes(raw).hex()
 
     async def refresh(self) -> list[CaseView]:
         """Read the board, every live case's deal room, and check announced locks on the rail."""
@@ -229,7 +229,7 @@ class RefereeDesk:
         except (VenueError, EngineError) as exc:
             self._w.events.publish(Notice("warning", f"cases: {exc}"))
         for offer_id in self._case_ids():
-            state, _, _ = self._state(offer_id)
+            state, _, panel = self._state(offer_id)
             if state.contract and not state.terminal:
                 room = deal_room(state.contract)
                 try:
@@ -237,7 +237,8 @@ class RefereeDesk:
                 except VenueError as exc:
                     self._w.events.publish(Notice("warning", f"case room {room}: {exc}"))
                     continue
-                self._rooms[room] = [r.transcript for r in export.verified]
+                self._rooms[room] = self._w.evidence.with_votes(room, export.records,
+                                                                panel.members)
                 state, _, _ = self._state(offer_id)
             if state.rail and state.rail_ref and (state.status == "locked"
                                                   or offer_id not in self._locks

@@ -49,9 +49,14 @@ class OffersBoard:
         self._rejected: Counter[str] = Counter()
         self._seen: set[object] = set()
         self._now_ms = 0
+        # While a whole ring is being checked: the offers of its newest records, checked first
+        # (see `show_preview`), and offers not shown yet because a line not read yet names
+        # them (see `hold`).
+        self._preview: OffersBoard | None = None
+        self._held: set[str] = set()
 
     def __len__(self) -> int:
-        return len(self._rows)
+        return len(self._rows) - len(self._held) + len(self._previewed())
 
     # -- ingest -------------------------------------------------------------------------------
 
@@ -79,8 +84,7 @@ class OffersBoard:
         else:
             if len(verdicts) != len(batch):
                 raise ValueError("one verdict per record")
-            pairs = [(r, v) for r, v in zip(batch, verdicts, strict=True)
-                     if (r.seq, hash(r.line)) not in self._seen]
+            pairs = list(zip(batch, verdicts, strict=True))  # seen ones: `_ingest_one` skips
         unknown = [r for r, v in pairs if v is None]
         computed = iter(verify_records(unknown))
         checked = [(r, v if v is not None else next(computed)) for r, v in pairs]
@@ -156,27 +160,14 @@ class OffersBoard:
         rails = tuple(frame["rails"])
         units, text = (self._amount_text(frame["amount"], frame["asset"], rails)
                        if self._amount_text is not None else ("", ""))
-        row = OfferRow(
-            offer_id=offer_id,
-            sender=record.sender,
-            role=frame["role"],
-            amount=frame["amount"],
-            asset=frame["asset"],
-            lock=frame["lock"],
-            rails=rails,
-            claim_by_ms=frame["claimByMs"],
-            refund_after_ms=frame["refundAfterMs"],
-            expires_ms=frame["expiresMs"],
-            status="open" if record.timestamp_ms < frame["expiresMs"] else "expired",
-            capability=self._capabilities.get(record.sender),
-            mine=record.sender == self.own_did,
-            seq=record.seq,
-            ts_ms=record.timestamp_ms,
-            job=f"{job['proto']}:{job['id']}" if isinstance(job, dict) else "",
-            line=record.line,
-            money_units=units,
-            money_text=text,
-        )
+        sender, expires = record.sender, frame["expiresMs"]
+        row = OfferRow(  # positionally, in OfferRow's order: a whole ring's rows are made here
+            offer_id, sender, frame["role"], frame["amount"], frame["asset"], frame["lock"],
+            rails, frame["claimByMs"], frame["refundAfterMs"], expires,
+            "open" if record.timestamp_ms < expires else "expired",
+            self._capabilities.get(sender), sender == self.own_did, record.seq,
+            record.timestamp_ms, f"{job['proto']}:{job['id']}" if isinstance(job, dict) else "",
+            record.line, text, units)
         self._frames[offer_id] = frame
         self._records[offer_id] = record
         if row.status == "open" and self._awaits_statement(offer_id):
@@ -259,6 +250,59 @@ class OffersBoard:
         self._statement_in(offer_id)
         return "updated", offer_id
 
+    # -- while a whole ring is being checked --------------------------------------------------
+
+    def show_preview(self, records: Sequence[TranscriptRecord], verdicts: Sequence[VerifyResult],
+                     decoded: DecodedLines | None = None) -> BoardChanged:
+        """Show the offers of the ring's newest records while the older ones are still being
+        checked, before the board itself has read them in venue order.
+
+        `records` are the ring's last ones, in venue order, with their verdicts. They are read
+        into a board of their own, so a row shown is a verified offer with its status as every
+        later record has it (an accept or a cancel only ever follows its offer). It stays
+        shown until the board holds that offer itself, and the preview ends with the pass
+        (`end_preview`); offers the board holds are never shadowed by it."""
+        preview = OffersBoard(self.own_did, self._amount_text)
+        preview._capabilities = self._capabilities
+        preview._now_ms = self._now_ms
+        preview.ingest(records, verdicts=verdicts, decoded=decoded)
+        self._preview = preview
+        return BoardChanged(added=tuple(self._previewed()))
+
+    def hold(self, offer_ids: Iterable[str]) -> None:
+        """Do not show these offers yet: a record of the ring not read yet names them (an
+        accept or a cancel may follow), so their rows may still change. The preview's row of
+        one, when it has one, is shown meanwhile."""
+        self._held.update(offer_ids)
+
+    def release(self, offer_ids: Iterable[str]) -> BoardChanged:
+        """Show held offers again: every record naming them is read."""
+        shown = [oid for oid in offer_ids if oid in self._held]
+        self._held.difference_update(shown)
+        return BoardChanged(added=tuple(shown))
+
+    def end_preview(self) -> None:
+        """The pass in venue order is over: only the board's own offers are shown."""
+        self._preview = None
+        self._held.clear()
+
+    def _previewed(self) -> list[str]:
+        """Offers shown from the preview: those the board does not show itself yet."""
+        preview = self._preview
+        if preview is None:
+            return []
+        held, rows = self._held, self._rows
+        return [oid for oid in preview._rows if oid not in rows or oid in held]
+
+    def _shown(self) -> Iterable[OfferRow]:
+        held, preview = self._held, self._preview
+        if not held and preview is None:
+            return self._rows.values()
+        rows = [row for oid, row in self._rows.items() if oid not in held]
+        if preview is not None:
+            rows += [preview._rows[oid] for oid in self._previewed()]
+        return rows
+
     # -- clock and hints ----------------------------------------------------------------------
 
     def _with_clock_status(self, row: OfferRow) -> OfferRow:
@@ -273,6 +317,8 @@ class OffersBoard:
                    if row.status in ("open", AWAITING) and now_ms >= row.expires_ms]
         for oid in expired:
             self._rows[oid] = replace(self._rows[oid], status="expired")
+        if self._preview is not None:
+            expired += self._preview.refresh_status(now_ms).updated
         return BoardChanged(updated=tuple(expired))
 
     def set_capability(self, did: str, rails: tuple[str, ...] | None) -> BoardChanged:
@@ -282,12 +328,17 @@ class OffersBoard:
                    if row.sender == did and row.capability != rails]
         for oid in changed:
             self._rows[oid] = replace(self._rows[oid], capability=rails)
+        if self._preview is not None:
+            changed += self._preview.set_capability(did, rails).updated
         return BoardChanged(updated=tuple(changed))
 
     # -- queries ------------------------------------------------------------------------------
 
     def get(self, offer_id: str) -> OfferRow | None:
-        return self._rows.get(offer_id)
+        row = self._rows.get(offer_id)
+        if row is None and self._preview is not None:
+            return self._preview.get(offer_id)
+        return row
 
     def offer_frame(self, offer_id: str) -> dict | None:
         return self._frames.get(offer_id)
@@ -329,11 +380,25 @@ class OffersBoard:
     def rejected(self) -> dict[str, int]:
         return dict(self._rejected.most_common())
 
+    def listing(self, q: BoardQuery | None = None) -> tuple[str, list[int]]:
+        """`query(q)` as its offers' ids, one string of them all (an id is always
+        `views.OFFER_ID_CHARS` long), and their rows' versions: a face in another process keeps the
+        rows it has and fetches (`rows`) only those it lacks or whose version changed, instead
+        of a whole board's rows on every requery. A row's version is its hash: rows are frozen
+        values, replaced whole whenever anything in them changes."""
+        rows = self.query(q)
+        return "".join(row.offer_id for row in rows), [hash(row) for row in rows]
+
+    def rows(self, offer_ids: Sequence[str]) -> list[tuple[int, OfferRow]]:
+        """The rows of these offers with their versions (see `listing`); unknown ids are left
+        out."""
+        return [(hash(row), row) for oid in offer_ids if (row := self.get(oid)) is not None]
+
     def query(self, q: BoardQuery | None = None) -> list[OfferRow]:
         q = q or BoardQuery()
         text = q.text.strip().lower()
         rows = [
-            row for row in self._rows.values()
+            row for row in self._shown()
             if (q.status is None or row.status == q.status)
             and (q.asset is None or row.asset == q.asset)
             and (q.rail is None or q.rail in row.rails)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from tclk_tui.engine.background import Background
 from tclk_tui.engine.board import OffersBoard
 from tclk_tui.engine.events import EventBus
+from tclk_tui.technocore.budget import traffic
 from tclk_tui.technocore.client import VenueClient
 from tclk_tui.technocore.errors import VenueError
 
@@ -30,10 +31,12 @@ class Capabilities:
         self.background.spawn(self.refresh(dids=fresh))
 
     async def refresh(self, limit: int = 50, dids: list[str] | None = None) -> None:
-        """Read DID notes of board senders (a routing hint, never proof)."""
+        """Read DID notes of board senders (a routing hint, never proof): optional reads,
+        which leave half the read budget to deal moves and following."""
         for did in (dids if dids is not None else list(self.board.senders()))[:limit]:
             try:
-                note = await self.client.read_did_note(did)
+                with traffic("optional"):
+                    note = await self.client.read_did_note(did)
             except (VenueError, ValueError):
                 continue
             rails = tuple(note.rails) if note is not None and note.rails else None

@@ -109,6 +109,8 @@ def as_command_error(exc: BaseException) -> CommandError | None:
     in its own words (a venue URL that cannot be one, an id of the wrong shape: the raisers
     never quote a secret). None: an unexpected failure, which `command_error` names.
     """
+    import sqlite3
+
     from tclk_tui.engine.arbitration import ArbitrationError
     from tclk_tui.protocol.errors import TclkError
     from tclk_tui.technocore.errors import VenueError
@@ -132,6 +134,9 @@ def as_command_error(exc: BaseException) -> CommandError | None:
         return CommandError("refused", str(exc))
     if isinstance(exc, OSError):
         return CommandError("refused", os_error_sentence(exc))
+    if isinstance(exc, sqlite3.Error):  # a write no `journaling` names: said, not a fault
+        return CommandError("refused", f"the journal could not be written ({exc}): what the "
+                            "command did before that stands; status shows where it got to")
     if isinstance(exc, ValueError):
         return CommandError("refused", str(exc))
     return None
@@ -328,6 +333,10 @@ async def run(wallet: Wallet | SeedOwner | None, name: str,
     bound = command.bind(params)
     if command.needs_wallet and wallet is None:
         raise CommandError("internal", f"{name} needs an open wallet")
+    rooms = getattr(wallet, "rooms", None)  # a wallet's, not a vault's alone
+    if command.needs_venue and rooms is not None:
+        # An owner still reading the venue behind its screen answers from the whole board.
+        await rooms.first_read.wait()
     try:
         return await command.run(wallet, bound)
     except Exception as exc:
@@ -778,6 +787,7 @@ async def _seed_restore(owner: SeedOwner, p: dict[str, Any]) -> dict[str, Any] |
 
 async def _secret_reveal(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any] | Unconfirmed:
     deal = _deal(wallet, p["deal"])
+    await deal.fetch_secret()  # a referee's release may be waiting in the sealed mail
     request = wallet.request_secret_reveal(deal.deal_id)
     if not (p["confirm"] or "").strip():
         return Unconfirmed(request)

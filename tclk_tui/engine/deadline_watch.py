@@ -1,6 +1,7 @@
 """The deadline watch: once a second, expire offers and raise deadline warnings.
 
-It only warns; the wallet never acts on a deadline by itself.
+It only warns; what the wallet does by itself on a deadline (a refund once its window opens)
+and the alerts that reach a detached operator are the autopilot's (engine/autopilot.py).
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """One "last safe moment" per deal, and how close it is.
 
-The engine warns; it never acts on a deadline by itself. The moment depends on whose move it is:
-the payer must lock while the payee still has a claim window, the payee must reveal before
-`claimByMs` (after it the reveal races the refund), and a locked payer waits for the refund
-window to open.
+The engine warns (by itself it only refunds, once the window is open: engine/autopilot.py).
+The moment depends on whose move it is: the payer must lock while the payee still has a claim
+window, the payee must reveal before `claimByMs` (after it the reveal races the refund), and a
+locked payer waits for the refund window to open.
 """
 
 from __future__ import annotations

@@ -7,16 +7,20 @@ commit money or a secret go through gates, re-checked at confirmation time.
 
 from __future__ import annotations
 
+import asyncio
+import bisect
+import contextlib
 import dataclasses
 import hashlib
 import logging
 import secrets as _secrets
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from tclk_tui.engine.crash import crashpoint
 from tclk_tui.engine.deadlines import deal_deadlines, moment_text
+from tclk_tui.engine.errors import JournalUnwritable
 from tclk_tui.engine.events import DealAdvanced, Notice
 from tclk_tui.engine.gates import (
     GateAction,
@@ -42,11 +46,14 @@ from tclk_tui.protocol.naming import OFFER_ROOM, deal_room
 from tclk_tui.protocol.panel import panel_of
 from tclk_tui.protocol.rails import normalize_rail_id, rail_in_offer
 from tclk_tui.protocol.transcript import (
+    FoldStep,
+    RunningFold,
     TranscriptRecord,
     fold_transcript,
     verify_transcript_record,
 )
 from tclk_tui.rails.base import LockQuote, LockTerms, SettlementRail
+from tclk_tui.technocore.budget import traffic
 
 log = logging.getLogger(__name__)
 
@@ -157,10 +164,22 @@ class DealSession:
     # rail it was read for (see quote_lock): the lock gate's balance, gas and margin.
     lock_quote: tuple[str, LockQuote] | None = None
     _state: ContractState | None = None
-    _steps: tuple = ()
+    # One gated action at a time: a confirmation re-checks its facts only after the one
+    # before it acted (two faces confirming at once must not lock on two rails).
+    _acting: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False, compare=False)
+    # The fold of `_records()`, kept as records arrive: a new record costs its own check
+    # and step, not the whole room's again (a stranger may fill a deal room).
+    _fold: RunningFold = field(default_factory=RunningFold, repr=False)
+    _board_keys: set[tuple[int, str]] = field(default_factory=set, repr=False)
+    _room_keys: set[tuple[int, str]] = field(default_factory=set, repr=False)
+    _lock_lines: int = 0  # lock frames among the room's records, whoever's
+    _views: dict[tuple[Any, ...], RecordView] = field(default_factory=dict, repr=False)
     _badges: dict[tuple[str, int, str], bool] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
+        self._board_keys = {(r.seq, r.line) for r in self.board_records}
+        self._room_keys = {(r.seq, r.line) for r in self.room_records}
+        self._lock_lines = sum(map(_is_lock_record, self.room_records))
         self._refold()
 
     # -- the fold ----------------------------------------------------------------------------
@@ -200,17 +219,30 @@ class DealSession:
         # are never ordered by their seqs: the bound accept goes first whatever its seq says.
         return [*self.board_transcript(), *self.room_records]
 
+    @property
+    def _steps(self) -> tuple[FoldStep, ...]:
+        return self._fold.steps
+
     def _refold(self) -> bool:
-        fold = fold_transcript(self._records())
-        if fold.state is None:
-            raise TclkError("tclk: the offer record does not open a contract")
+        """Fold every record again, in `_records()`' order: at the start, and when that order
+        itself changes (an accept is bound). Any other record is folded in as it arrives."""
         before = self._state.status if self._state is not None else None
-        self._state, self._steps = fold.state, tuple(fold.steps)
-        if self.accept_record is None and fold.state.contract is not None:
+        self._fold = RunningFold(self._records())
+        return self._folded(before)
+
+    def _folded(self, before: str | None) -> bool:
+        """Take the fold's state (binding the accept it took, once); True when its status is
+        not `before`."""
+        state = self._fold.state
+        if state is None:
+            raise TclkError("tclk: the offer record does not open a contract")
+        self._state = state
+        if self.accept_record is None and state.contract is not None:
             self._bind(self._records())
-            fold = fold_transcript(self._records())  # the same state, its steps in this order
-            assert fold.state is not None
-            self._state, self._steps = fold.state, tuple(fold.steps)
+            if self.accept_record is not None:  # the same state, its steps in the new order
+                self._fold = RunningFold(self._records())
+                assert self._fold.state is not None
+                self._state = self._fold.state
         if before != self._state.status:
             self.rail_check = None  # read against another transcript: ask the rail again
         return before != self._state.status
@@ -235,11 +267,21 @@ class DealSession:
 
     def ingest_board(self, record: TranscriptRecord) -> bool:
         """An accept or cancel naming our offer; True when it changed the contract's status."""
-        if any((r.seq, r.line) == (record.seq, record.line) for r in self.board_records):
+        key = (record.seq, record.line)
+        if key in self._board_keys:
             return False
-        self.board_records.append(record)
-        self.board_records.sort(key=lambda r: r.seq)
-        changed = self._refold()
+        self._board_keys.add(key)
+        # After the board records of the same seq or before: where a stable sort puts it.
+        at = bisect.bisect_right(self.board_records, record.seq, key=_seq)
+        self.board_records.insert(at, record)
+        before = self.state.status
+        bound = self.accept_record
+        if bound is None:
+            self._fold.insert(1 + at, record)
+        elif record != bound:  # after the offer and the bound accept (see `board_transcript`)
+            ahead = sum(1 for r in self.board_records[:at] if r == bound)
+            self._fold.insert(2 + at - ahead, record)
+        changed = self._folded(before)
         self._announce(changed)
         return changed
 
@@ -263,6 +305,35 @@ class DealSession:
         if len(self.refused_letters) < MAX_REFUSED_SHOWN:
             self.refused_letters.append((record.sender, why))
         return why
+
+    def _verified(self, record: TranscriptRecord) -> bool:
+        """A board record's signature badge, checked once per record (views are drawn
+        often; the room's own records carry theirs in the fold)."""
+        key = (record.room, record.seq, record.line)
+        if key not in self._badges:
+            self._badges[key] = verify_transcript_record(record).ok
+        return self._badges[key]
+
+    def unconfirmed_accept(self) -> str | None:
+        """Why our accept may not be the one the offerer bound, or None. A private accept
+        binds only when the offerer opens it, and loses to a public accept the offerer read
+        first (which we may never see); an offerer that withdrew its offer from the board
+        bound a private accept, perhaps before ours. Either way only the offerer's own signed
+        frame in this contract's room says it is our deal (it posts one when it binds)."""
+        offerer = self.offer["from"]
+        if offerer == self.ctx.did or self.accept_record is None:
+            return None
+        withdrawn = any(r.sender == offerer and self._verified(r)
+                        and (try_decode_frame(r.line) or {}).get("type") == "cancel"
+                        for r in self.board_records)
+        if not (self.accept_private or withdrawn):
+            return None
+        if any(step.ok and record.sender == offerer and record.room == self.room
+               for record, step in zip(self._records(), self._steps, strict=False)):
+            return None
+        how = "sealed privately" if self.accept_private else "withdrawn from the board"
+        return (f"the offer was {how}: the offerer has not confirmed in the deal room that "
+                "it bound this accept (another one may have bound it)")
 
     def accepted_by(self) -> str:
         """Which accept the deal is bound to, in words (empty while none is)."""
@@ -289,19 +360,28 @@ class DealSession:
             return f"the offer is already bound to {self.accepted_by()}"
         return (reason or "refused").removeprefix("tclk: ")
 
-    def ingest_room(self, records: list[TranscriptRecord]) -> bool:
-        known = {(r.seq, r.line) for r in self.room_records}
+    def ingest_room(self, records: list[TranscriptRecord], *, verified: bool = False) -> bool:
+        """Records of the deal room, in any order; True when one was new. `verified`: each
+        one's signature was checked already (the venue client checks every record it reads),
+        so the fold does not check it again."""
+        known = self._room_keys
         fresh = [r for r in records if (r.seq, r.line) not in known]
         if not fresh:
             return False
-        self.room_records.extend(fresh)
-        self.room_records.sort(key=lambda r: r.seq)
-        changed = self._refold()
+        before = self.state.status
+        for record in fresh:
+            known.add((record.seq, record.line))
+            at = bisect.bisect_right(self.room_records, record.seq, key=_seq)
+            offset = len(self._fold) - len(self.room_records)  # the board's part of the fold
+            self.room_records.insert(at, record)
+            self._fold.insert(offset + at, record, verified=verified)
+            self._lock_lines += _is_lock_record(record)
+        changed = self._folded(before)
         self._announce(changed)
         return True
 
     def _announce(self, changed: bool) -> None:
-        last = self._steps[-1] if self._steps else None
+        last = self._fold.last_step
         self.ctx.events.publish(DealAdvanced(
             deal_id=self.deal_id, status=self.state.status,
             reason=None if last is None or last.ok else last.reason))
@@ -367,12 +447,8 @@ class DealSession:
             return False
         if not self.state.terminal:
             return True
-        parties = {self.state.payer_did, self.state.payee_did}
-        receipts = {record.sender for record, step in zip(self._records(), self._steps,
-                                                          strict=False)
-                    if step.ok and step.type == "receipt"}
         last = max(self.venue_time_ms(), self.offer["refundAfterMs"])
-        return not parties <= receipts and self.ctx.now_ms() < last + ROOM_KEPT_MS
+        return not self.receipts_in() and self.ctx.now_ms() < last + ROOM_KEPT_MS
 
     def receipted(self) -> bool:
         """Whether the transcript already holds a valid receipt of ours: one is enough, and a
@@ -380,35 +456,47 @@ class DealSession:
         return any(step.ok and step.type == "receipt" and record.sender == self.ctx.did
                    for record, step in zip(self._records(), self._steps, strict=False))
 
+    def receipts_in(self) -> bool:
+        """Whether both parties' valid receipts are in the transcript: then nothing more is
+        expected in the deal's room."""
+        parties = {self.state.payer_did, self.state.payee_did}
+        senders = {record.sender for record, step in zip(self._records(), self._steps,
+                                                         strict=False)
+                   if step.ok and step.type == "receipt"}
+        return None not in parties and parties <= senders
+
     def deadlines(self) -> Deadlines:
         """The deal's deadlines and last safe moment now (cheap: the per-second tick's view)."""
         return deal_deadlines(self.offer, self.state.status, self.role, self.ctx.now_ms(),
                               self.offer_record.timestamp_ms)
 
-    def _verified(self, record: TranscriptRecord) -> bool:
-        """A record's signature badge, checked once per record (views are drawn often)."""
-        key = (record.room, record.seq, record.line)
-        if key not in self._badges:
-            self._badges[key] = verify_transcript_record(record).ok
-        return self._badges[key]
+    def _record_view(self, index: int, record: TranscriptRecord, step: FoldStep,
+                     amount: str) -> RecordView:
+        """One transcript line as the deal view shows it, made once per record and what is
+        shown of it (views are drawn often, and a room may hold thousands of records)."""
+        reason = (self._accept_reason(step.reason) if step.type == "accept" and not step.ok
+                  else step.reason)
+        key = (record.room, record.seq, record.line, step.ok, reason, amount)
+        shown = self._views.get(key)
+        if shown is None:
+            frame = try_decode_frame(record.line)
+            # A referee's statement or a juror's vote is no frame, and no junk either.
+            side = None if frame else read_side_line(record.line)
+            shown = self._views[key] = RecordView(
+                room=record.room, seq=record.seq, ts_ms=record.timestamp_ms,
+                sender=record.sender, verified=self._fold.signed(index),
+                type=frame.get("type") if frame else side[0] if side else None,
+                summary=describe_frame(frame, amount) if frame else side[1] if side
+                else record.line[:120],
+                ok=step.ok or side is not None, mine=record.sender == self.ctx.did,
+                reason=None if side else reason)
+        return shown
 
     def view(self) -> DealView:
         state = self.state
         shown = self.money(state.rail)
-        records = []
-        for record, step in zip(self._records(), self._steps, strict=False):
-            frame = try_decode_frame(record.line)
-            # A referee's statement or a juror's vote is no frame, and no junk either.
-            side = None if frame else read_side_line(record.line)
-            records.append(RecordView(
-                room=record.room, seq=record.seq, ts_ms=record.timestamp_ms,
-                sender=record.sender, verified=self._verified(record),
-                type=frame.get("type") if frame else side[0] if side else None,
-                summary=describe_frame(frame, shown.text) if frame else side[1] if side
-                else record.line[:120],
-                ok=step.ok or side is not None, mine=record.sender == self.ctx.did,
-                reason=None if side else self._accept_reason(step.reason)
-                if step.type == "accept" and not step.ok else step.reason))
+        records = [self._record_view(index, record, step, shown.text) for index, (record, step)
+                   in enumerate(zip(self._records(), self._steps, strict=False))]
         timeline = []
         for record, step in zip(self._records(), self._steps, strict=False):
             if step.ok and step.type in ("offer", "accept", "lock", "reveal", "refund",
@@ -525,10 +613,9 @@ class DealSession:
         return list(dict.fromkeys(found))
 
     def has_refused_lock(self) -> bool:
-        """A party's lock frame is in the room but the fold did not take it."""
-        return not self.observer and self.state.rail_ref is None and any(
-            '"lock"' in r.line and (f := try_decode_frame(r.line)) and f.get("type") == "lock"
-            for r in self.room_records)
+        """A lock frame is in the room but the fold did not take it (asked at every record
+        read, so it is counted as records arrive)."""
+        return not self.observer and self.state.rail_ref is None and self._lock_lines > 0
 
     async def check_rail(self) -> RailCheck | None:
         """Ask the rails what they hold for this contract; the answer outranks the fold."""
@@ -571,9 +658,8 @@ class DealSession:
                 f"{rail or 'no lock'} (read {_ms_ago(self.ctx.now_ms() - check.checked_ms)})")
 
     async def reconcile(self) -> DealView:
-        """Re-read the rail and re-fold; what is then legal (a refund once the window is open
-        and the rail holds the funds) is in the view's actions."""
-        self._refold()
+        """Re-read the rail (the fold is always current); what is then legal (a refund once
+        the window is open and the rail holds the funds) is in the view's actions."""
         await self.check_rail()
         if self.role == "payee" and self.state.status == "locked":
             await self.check_lock()
@@ -744,6 +830,12 @@ class DealSession:
         legal = self.can("lock", rail=chosen)
         if not legal.ok and not blockers:
             blockers.append(legal.reason or "the protocol refuses a lock now")
+        if legal.ok and (unbound := self.unconfirmed_accept()):
+            blockers.append(unbound)
+        room_refusal = getattr(self.ctx, "room_refusal", None)
+        why_no_room = room_refusal(self.room) if room_refusal is not None else None
+        if why_no_room:  # never lock on the rail a lock that could not be announced
+            blockers.append(why_no_room)
         if self.offer["refundAfterMs"] - LOCK_MARGIN_MS <= now < self.offer["refundAfterMs"]:
             blockers.append(f"less than {LOCK_MARGIN_MS // 1000} s before refundAfterMs: the "
                             "venue could stamp the lock after it, and the transcript would "
@@ -896,7 +988,13 @@ class DealSession:
     async def confirm(self, request: GateRequest, *, typed_code: str | None = None,
                       acknowledge_late: bool = False) -> DealView:
         """Perform a gated action after re-checking every fact now, on a request this engine
-        stated (a face's made-up one is refused)."""
+        stated (a face's made-up one is refused); one at a time per deal."""
+        async with self._acting:
+            return await self._confirm(request, typed_code=typed_code,
+                                       acknowledge_late=acknowledge_late)
+
+    async def _confirm(self, request: GateRequest, *, typed_code: str | None,
+                       acknowledge_late: bool) -> DealView:
         request = self.ctx.stated.stated(request)
         if request.deal_id != self.deal_id:
             raise GateRefused("this confirmation belongs to another deal")
@@ -959,8 +1057,9 @@ class DealSession:
             presig = pre_sign(sk, "0x" + claim_message(terms.contract).hex(), terms.statement)
             if presig is None:
                 raise GateRefused("could not pre-sign the claim message")
-        await self._post(self.room, self._prospect("lock", rail=rail_id, ref=ref,
-                                                   presig=presig))
+        with _rail_moved(f"the amount is locked on {rail_id} (ref {ref})", "lock"):
+            await self._post(self.room, self._prospect("lock", rail=rail_id, ref=ref,
+                                                       presig=presig))
 
     def _lock_on_rail(self) -> tuple[SettlementRail, str]:
         """The rail and ref the contract's lock names (a locked contract has both)."""
@@ -983,7 +1082,9 @@ class DealSession:
             # word decides, never the wording of its error.
             if not await self._claimed_by_us(rail, ref):
                 raise GateRefused(f"the rail refused the claim: {exc}") from None
-        await self._post(self.room, self._prospect("reveal", secret=secret))
+        with _rail_moved(f"the claim went through on {self.state.rail}: the funds are "
+                         "yours, and the secret is out on the rail", "reveal"):
+            await self._post(self.room, self._prospect("reveal", secret=secret))
 
     async def _do_refund(self, request: GateRequest) -> None:
         rail_id, ref = self._refund_target()
@@ -998,7 +1099,8 @@ class DealSession:
         await self.check_rail()
         built = self._prospect("refund", ref=ref)
         if judge(self.state, built, self.ctx.now_ms()).ok:
-            await self._post(self.room, built)
+            with _rail_moved(f"the refund went through on {rail_id}", "refund"):
+                await self._post(self.room, built)
         else:  # the transcript cannot take a refund frame (it says cancelled or accepted)
             self.ctx.events.publish(Notice(
                 "info", f"refunded on {rail_id} (ref {ref}); the transcript says "
@@ -1019,7 +1121,8 @@ class DealSession:
         return built
 
     async def heartbeat(self, note: str | None = None) -> DealView:
-        await self._post(self.room, self._ungated("heartbeat", note or None))
+        with traffic("optional"):  # a liveness note never takes a lock's or a reveal's write
+            await self._post(self.room, self._ungated("heartbeat", note or None))
         return self.view()
 
     async def receipt(self) -> DealView:
@@ -1031,6 +1134,28 @@ class DealSession:
         self.ctx.events.publish(Notice("info", f"receipt posted: {state.status}",
                                        deal_id=self.deal_id))
         return self.view()
+
+
+@contextlib.contextmanager
+def _rail_moved(done: str, action: str) -> Iterator[None]:
+    """The rail acted and the frame saying so could not be journaled (a full disk): the
+    error says what the rail did, not only that nothing was posted."""
+    try:
+        yield
+    except JournalUnwritable as exc:
+        raise JournalUnwritable(
+            f"{done}, but {exc.why}: the {action} frame that tells the deal room was not "
+            f"posted; confirm the {action} again once there is room (the rail is not asked "
+            "twice)", happened=exc.happened, why=exc.why) from None
+
+
+def _seq(record: TranscriptRecord) -> int:
+    return record.seq
+
+
+def _is_lock_record(record: TranscriptRecord) -> bool:
+    frame = try_decode_frame(record.line) if '"lock"' in record.line else None
+    return bool(frame) and frame.get("type") == "lock"  # type: ignore[union-attr]
 
 
 def _account_text(rail: SettlementRail | None) -> str:

@@ -22,11 +22,13 @@ NoticeLevel = Literal["info", "warning", "error"]
 
 @dataclass(frozen=True, slots=True)
 class BoardChanged:
-    """Offers were added or changed status; `added`/`updated` are offer ids."""
+    """Offers were added or changed status; `added`/`updated` are offer ids. `checking`, when
+    set, is how many records of the ring are still being checked (0: all are)."""
 
     added: tuple[str, ...] = ()
     updated: tuple[str, ...] = ()
     rejected: int = 0
+    checking: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +71,20 @@ class Notice:
     deal_id: str | None = None
 
 
-Event = BoardChanged | DealAdvanced | DeadlineWarning | VenueStatus | Notice
+@dataclass(frozen=True, slots=True)
+class Alert:
+    """Something that needs the operator, raised once (journaled) even while no screen is
+    attached: a payee's last safe moment to reveal, an approval waiting, a rail disagreement,
+    or what the wallet did by itself (a refund)."""
+
+    key: str
+    kind: str
+    text: str
+    deal_id: str | None = None
+    raised_ms: int = 0
+
+
+Event = BoardChanged | DealAdvanced | DeadlineWarning | VenueStatus | Notice | Alert
 
 
 class EventBus:

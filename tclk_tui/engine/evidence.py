@@ -16,13 +16,14 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import hmac
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Sequence
 
 from tclk_tui.engine.deal import DealSession
 from tclk_tui.engine.decoded import DecodedLines
 from tclk_tui.engine.keeper import VaultKeeper
 from tclk_tui.protocol.codec import try_decode_frame
 from tclk_tui.protocol.locks import verify_secret
+from tclk_tui.protocol.side_lines import is_vote_line
 from tclk_tui.protocol.transcript import (
     TranscriptRecord,
     VerifyResult,
@@ -53,6 +54,12 @@ class Evidence:
     def add(self, records: list[VenueRecord], decoded: DecodedLines | None = None) -> None:
         """One transaction for the batch: a whole ring arrives at start-up. `decoded` shares
         the batch's decoded frames with whoever reads the same lines next."""
+        self.journal.add_records(self.rows(records, decoded))
+
+    def rows(self, records: list[VenueRecord], decoded: DecodedLines | None = None
+             ) -> list[RecordRow]:
+        """The journal rows of these records, redacted and vouched for (what `add` writes):
+        a caller may write them on another thread, the journal's own work."""
         lines = decoded if decoded is not None else DecodedLines()
         rows = []
         for r in records:
@@ -61,11 +68,9 @@ class Evidence:
             generation = r.generation or 0
             vouch = self._vouch(r.room, generation, r.seq, r.timestamp_ms, r.sender, r.nonce,
                                 r.sig, line, frame_ok)
-            rows.append(RecordRow(room=r.room, generation=generation, seq=r.seq,
-                                  ts_ms=r.timestamp_ms, sender=r.sender, nonce=r.nonce,
-                                  sig=r.sig, line=line, received_ms=0, frame_ok=frame_ok,
-                                  vouch=vouch))
-        self.journal.add_records(rows)
+            rows.append(RecordRow(r.room, generation, r.seq, r.timestamp_ms, r.sender,
+                                  r.nonce, r.sig, line, 0, frame_ok, vouch))  # field order
+        return rows
 
     def _vouch(self, room: str, generation: int, seq: int, ts_ms: int, sender: str,
                nonce: str | None, sig: str | None, line: str, frame_ok: bool | None) -> bytes:
@@ -145,3 +150,19 @@ class Evidence:
     def records(self, room: str) -> list[TranscriptRecord]:
         """Every journaled record of one room, in venue order, as the venue stored it."""
         return [self.as_transcript(r) for r in self.journal.records(room)]
+
+    def with_votes(self, room: str, fresh: Sequence[VenueRecord],
+                   jurors: Collection[str]) -> list[TranscriptRecord]:
+        """A deal room's verified records as read now, with every vote line of `jurors` read
+        before: the venue's ring forgets its oldest records, and anyone may write into a deal
+        room, so a stranger's flood would otherwise erase the jurors' commitments. Their vote
+        lines are journaled as they are read (nobody else's); the answer is in venue order."""
+        def juror_vote(sender: str | None, line: str) -> bool:
+            return sender in jurors and is_vote_line(line)
+
+        votes = [r for r in fresh if r.verified and juror_vote(r.sender, r.text)]
+        if votes:
+            self.add(votes)
+        kept = {(r.seq, r.line): r for r in self.records(room) if juror_vote(r.sender, r.line)}
+        kept.update(((r.seq, r.text), r.transcript) for r in fresh if r.verified)
+        return sorted(kept.values(), key=lambda r: r.seq)

@@ -73,7 +73,7 @@ def load_evm_settings(profile_dir: Path) -> EvmConfig | None:
                          max_fee_gwei=_gwei(raw, "max_fee_gwei", DEFAULT_FEE_CAP.max_fee_wei),
                          max_priority_fee_gwei=_gwei(raw, "max_priority_fee_gwei",
                                                      DEFAULT_FEE_CAP.max_priority_fee_wei))
-    except (ValueError, KeyError, TypeError, ArithmeticError) as exc:
+    except (ValueError, KeyError, TypeError, ArithmeticError, RecursionError) as exc:
         raise EngineError(f"{path.name} is not usable ({type(exc).__name__}: {exc}); expected "
                           '{"url": ..., "chain_id": ..., "escrow": "0x...", '
                           '"confirmations": N, "assets": {"USDC": {"address": "0x...", '

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 import secrets as _secrets
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from tclk_tui.engine.errors import EngineError, JournalUnwritable, journaling
@@ -66,10 +66,12 @@ SETTING_FINISHED = "e2e-finished"
 PIECE_BYTES = 1900  # leaves room for the piece header inside one sealed line
 MAX_PIECES = 8  # a letter is a few hundred bytes; nothing this wallet sends needs more
 MAX_UNREAD_PER_SENDER = 4  # channels opened and not yet handed over, per sealer
-MAX_UNREAD_EXPECTED = 64  # the same for a sender this wallet waits for (a referee)
-MAX_STRANGER_CHANNELS = 64  # unread channels of unexpected senders, in all
+MAX_UNREAD_EXPECTED = 64  # the same for a party or referee of this wallet's deals
+MAX_STRANGER_CHANNELS = 64  # unread channels of any other sender, in all
 STRANGER_READS_PER_POLL = 4  # of those, read in turn, a few per poll
+EXPECTED_READS_PER_POLL = 8  # expected senders' channels read per poll, new ones first
 UNREAD_TTL_MS = 3_600_000  # a letter completes within seconds: an hour is junk
+MAIL_RECORD = "the sealed mail's own record (read marks, channels)"
 MAX_FINISHED = 512  # handed-over channel rooms remembered, so a replayed delivery is not reread
 
 
@@ -98,10 +100,12 @@ class PrivateMail:
         self._publisher = publisher
         self._events = events
         self._now_ms = now_ms
-        # DIDs whose letters this wallet waits for (its referees, counterparties): their
-        # channels are read every poll and never make room for strangers'. Set by the wallet.
-        self.expected: Callable[[], set[str]] = set
+        # DIDs whose letters this wallet waits for, by rank (0: its deals' referees and
+        # counterparties; 1: panels naming it, which anyone can post): their channels are read
+        # first and never make room for strangers'. Set by the wallet.
+        self.expected: Callable[[], Mapping[str, int]] = dict
         self._turn = 0  # where the next poll's turn through strangers' channels starts
+        self._known_turn = 0  # the same through expected senders' channels read before
 
     def __repr__(self) -> str:
         return f"PrivateMail(mailbox={self.mailbox!r})"
@@ -201,16 +205,44 @@ class PrivateMail:
         chose); incoming channels are kept by `_keep_incoming`."""
         self._vault.backend.put(CHANNEL_ENTRY + channel.room, channel.key)
 
+    def mailboxes(self) -> list[str]:
+        """Every mailbox of ours: old generations still receive."""
+        return [self._mailbox_of(g) for g in range(1, self.generation + 1)]
+
+    def expected_channels(self) -> list[str]:
+        """The incoming channels not yet handed over whose senders this wallet expects: the
+        ones worth following (a stranger's are read in turn by `poll`, a few at a time)."""
+        expected = self.expected()
+        return [room for room, meta in self._ordered(self._channels())
+                if meta["peer"] in expected]
+
+    def channel_open(self, room: str) -> bool:
+        """Whether `room` is an incoming channel of ours not yet handed over."""
+        return room in self._channels()
+
+    def cursor(self, room: str) -> int:
+        """The seq `poll` has read up to in one of our rooms."""
+        return self._cursor(room)
+
+    def _mailbox_of(self, generation: int) -> str:
+        seed_bits = derive_bytes(self._vault.master_seed(), MAILBOX_DOMAIN, str(generation))
+        return "mb-p-" + seed_bits[:16].hex()
+
     def _cursor(self, room: str) -> int:
         return int(self._journal.get_setting(SETTING_CURSOR + room, "0") or "0")
 
     def _move(self, room: str, seq: int) -> None:
         if seq > self._cursor(room):
-            self._journal.set_setting(SETTING_CURSOR + room, str(seq))
+            with journaling(MAIL_RECORD, happened=False):
+                self._journal.set_setting(SETTING_CURSOR + room, str(seq))
 
     async def _read_new(self, room: str) -> list[VenueRecord]:
         since = self._cursor(room)
         view = await self._client.read(room, since=since, limit=200)
+        if view.first_seq is not None and view.first_seq > since + 1:
+            # More than a page came since: a read answers the newest ones, and a stranger's
+            # flood would push a delivery out of it; the ring still holds what came between.
+            return [r for r in (await self._client.export(room)).records if r.seq > since]
         return [r for r in view.records if r.seq > since]
 
     def _notice(self, text: str) -> None:
@@ -227,9 +259,11 @@ class PrivateMail:
         return sorted(channels.items(), key=lambda kv: tuple(kv[1].get("at") or (0, 0)))
 
     async def poll(self) -> list[Letter]:
-        """Open new deliveries in every mailbox of ours, then read incoming channels: every
-        channel from an expected sender (`expected`), and at most `STRANGER_READS_PER_POLL`
-        of the others in turn, so a poll's reads never grow with what strangers sent.
+        """Open new deliveries in every mailbox of ours, then read incoming channels: at most
+        `EXPECTED_READS_PER_POLL` from expected senders (`expected`: channels never read
+        before first, by rank, then the others in turn) and at most `STRANGER_READS_PER_POLL`
+        of the others in turn, so a poll's reads never grow with what anyone sent (naming
+        this wallet on a panel makes anyone expected).
 
         A letter stays unread until `done` says it was handed over: a poll that is cut short
         (a crash, a cancelled task) loses nothing."""
@@ -240,10 +274,14 @@ class PrivateMail:
         ordered = self._ordered(self._channels())
         known = [(room, meta) for room, meta in ordered if meta["peer"] in expected]
         others = [(room, meta) for room, meta in ordered if meta["peer"] not in expected]
-        if others:
-            start = self._turn % len(others)
-            others = (others[start:] + others[:start])[:STRANGER_READS_PER_POLL]
-            self._turn = start + len(others)
+        fresh = sorted((c for c in known if not c[1].get("tried")),
+                       key=lambda c: expected[c[1]["peer"]])
+        fresh = fresh[:EXPECTED_READS_PER_POLL]
+        tried, self._known_turn = _in_turn([c for c in known if c[1].get("tried")],
+                                           self._known_turn,
+                                           EXPECTED_READS_PER_POLL - len(fresh))
+        known = fresh + tried
+        others, self._turn = _in_turn(others, self._turn, STRANGER_READS_PER_POLL)
         letters: list[Letter] = []
         for room, meta in [*known, *others]:
             letter = await self._read_channel(room, meta)
@@ -258,11 +296,13 @@ class PrivateMail:
     def _forget(self, room: str) -> None:
         channels = self._channels()
         if channels.pop(room, None) is not None:
-            self._journal.set_object_setting(SETTING_CHANNELS, channels)
+            with journaling(MAIL_RECORD, happened=False):
+                self._journal.set_object_setting(SETTING_CHANNELS, channels)
         finished = self._finished()
         if room not in finished:
             finished = [*finished, room][-MAX_FINISHED:]
-            self._journal.set_setting(SETTING_FINISHED, json.dumps(finished))
+            with journaling(MAIL_RECORD, happened=False):
+                self._journal.set_setting(SETTING_FINISHED, json.dumps(finished))
 
     def _finished(self) -> list[str]:
         try:
@@ -282,9 +322,8 @@ class PrivateMail:
                          f"never completed within {UNREAD_TTL_MS // 60_000} minutes")
             self._forget(room)
 
-    async def _open_deliveries(self, generation: int, expected: set[str]) -> None:
-        seed_bits = derive_bytes(self._vault.master_seed(), MAILBOX_DOMAIN, str(generation))
-        mailbox = "mb-p-" + seed_bits[:16].hex()
+    async def _open_deliveries(self, generation: int, expected: Mapping[str, int]) -> None:
+        mailbox = self._mailbox_of(generation)
         try:
             records = await self._read_new(mailbox)
         except VenueError as exc:
@@ -310,23 +349,27 @@ class PrivateMail:
             self._notice(f"mailbox: {count} deliver{'y' if count == 1 else 'ies'} refused: {why}")
 
     def _keep_incoming(self, room: str, record: VenueRecord, generation: int,
-                       expected: set[str]) -> str | None:
+                       expected: Mapping[str, int]) -> str | None:
         """Keep a stranger's channel within bounds; None once kept, else why it was not."""
         channels = self._channels()
         if room in channels or room in self._finished():
             return None
         sender = str(record.sender)
         mine = [r for r, m in channels.items() if m["peer"] == sender]
-        limit = MAX_UNREAD_EXPECTED if sender in expected else MAX_UNREAD_PER_SENDER
+        # Only a party or referee of our deals (rank 0) holds more than a stranger: anyone
+        # can post an offer naming this wallet and fifteen fresh DIDs on its panel.
+        party = expected.get(sender) == 0
+        limit = MAX_UNREAD_EXPECTED if party else MAX_UNREAD_PER_SENDER
         if len(mine) >= limit:
             return f"{sender[:16]}… already has {limit} unread channels (too many unread)"
-        if sender not in expected:
-            others = [r for r, m in self._ordered(channels) if m["peer"] not in expected]
+        if not party:
+            others = [r for r, m in self._ordered(channels) if expected.get(m["peer"]) != 0]
             for old in others[:max(0, len(others) - MAX_STRANGER_CHANNELS + 1)]:
-                channels.pop(old)  # the oldest strangers' channels make room
+                channels.pop(old)  # the oldest of those channels make room
         channels[room] = {"peer": sender, "sealed": record.text, "gen": generation,
                           "at": [generation, record.seq], "seen_ms": self._now_ms()}
-        self._journal.set_object_setting(SETTING_CHANNELS, channels)
+        with journaling(MAIL_RECORD, happened=False):
+            self._journal.set_object_setting(SETTING_CHANNELS, channels)
         return None
 
     async def _read_channel(self, room: str, meta: dict) -> Letter | None:
@@ -382,7 +425,17 @@ class PrivateMail:
             if len(pieces) == count:
                 return self._letter(room, peer, record, "".join(pieces[i]
                                                                 for i in range(1, count + 1)))
+        self._tried(room)
         return None
+
+    def _tried(self, room: str) -> None:
+        """The channel was read and its letter is not complete yet: later polls read it in
+        turn behind channels never read (a real letter is written whole, at once)."""
+        channels = self._channels()
+        if room in channels and not channels[room].get("tried"):
+            channels[room]["tried"] = 1
+            with journaling(MAIL_RECORD, happened=False):
+                self._journal.set_object_setting(SETTING_CHANNELS, channels)
 
     def _letter(self, room: str, peer: str, record: VenueRecord, text: str) -> Letter | None:
         """The message as a Letter, or None (with a notice, the channel finished) when it is
@@ -403,6 +456,15 @@ class PrivateMail:
             return None
         return Letter(sender=peer, room=room, seq=record.seq, ts_ms=record.timestamp_ms or 0,
                       body=body)
+
+
+def _in_turn(items: list, turn: int, count: int) -> tuple[list, int]:
+    """At most `count` of `items`, starting where the last turn stopped; the next turn."""
+    if not items or count <= 0:
+        return [], turn
+    start = turn % len(items)
+    taken = (items[start:] + items[:start])[:count]
+    return taken, start + len(taken)
 
 
 def _piece(line: str) -> tuple[str, int, int, str] | str:

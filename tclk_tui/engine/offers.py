@@ -18,6 +18,7 @@ from tclk_tui.engine.events import EventBus, Notice
 from tclk_tui.engine.inert import clean
 from tclk_tui.engine.keeper import PaymentKeyPlan, SecretPlan, VaultKeeper
 from tclk_tui.engine.outbox import Outbox
+from tclk_tui.engine.rail_ids import offered_rails
 from tclk_tui.engine.views import DealView, FieldProblem, OfferDraft
 from tclk_tui.protocol.builders import make_accept, make_offer
 from tclk_tui.protocol.codec import encode_frame
@@ -90,7 +91,7 @@ class OfferDesk:
                 problems.append(FieldProblem(name, "a positive number of seconds"))
         if not problems and int(draft.expires_in_s) >= int(draft.claim_in_s):
             problems.append(FieldProblem("expires_in_s", "the offer must expire before claimByMs"))
-        if "evm-htlc" in draft.rails.split(","):
+        if "evm-htlc" in offered_rails(draft.rails):
             problems += _evm_problems(draft)
         if draft.job and ":" not in draft.job:
             problems.append(FieldProblem("job", "proto:id, e.g. a2a:task-42"))
@@ -107,7 +108,7 @@ class OfferDesk:
         claim_by = now + int(draft.claim_in_s) * 1000
         nonce = _secrets.token_hex(8)
         key_plan = PaymentKeyPlan(offer_id=None, nonce=nonce) if draft.lock == "point" else None
-        if draft.role == "payee" and "evm-htlc" in draft.rails.split(","):
+        if draft.role == "payee" and "evm-htlc" in offered_rails(draft.rails):
             # The escrow pays the address of the payee's paymentKey: this profile's account.
             key_plan = PaymentKeyPlan(offer_id=None, nonce=nonce, account=True)
         job = None

@@ -18,6 +18,7 @@ from tclk_tui.protocol.transcript import TranscriptRecord
 from tclk_tui.store import SECRET_PLACEHOLDER
 from tclk_tui.store.journal import Journal
 from tclk_tui.store.rows import OutboxRow, OutboxState
+from tclk_tui.technocore.budget import BudgetKept, RoomBudgetSpent, current_traffic
 from tclk_tui.technocore.client import VenueClient
 from tclk_tui.technocore.errors import NonceRejected, VenueError
 from tclk_tui.technocore.identity import check_signable_text
@@ -48,6 +49,11 @@ class Outbox:
             check_signable_text(text)  # refused before anything is journaled or signed
         except ValueError as exc:
             raise EngineError(f"the venue would not store this line as signed: {exc}") from None
+        budget = self.client.budget
+        if budget is not None and current_traffic() == "optional":
+            kept = await budget.optional_write_turn()  # a heartbeat waits for its turn
+            if kept is not None:
+                raise EngineError(f"not sent now: {kept}")
         # The transport nonce is chosen and journaled before the post, so a retry after a crash
         # reuses it: if the first attempt landed, the venue refuses the copy by its nonce rule.
         journaled = text.replace(secret, SECRET_PLACEHOLDER) if secret else text
@@ -91,8 +97,10 @@ class Outbox:
             self.journal.record_attempt(item.id, error=reason)
             if not exc.retryable and not isinstance(exc, NonceRejected):
                 self.journal.mark_failed(item.id, reason)
-            log.warning("the venue refused outbox #%d to %s: %s", item.id, item.room, reason)
-            raise EngineError(f"the venue refused the line: {reason}") from None
+            who = "this wallet's budget" if isinstance(exc, BudgetKept | RoomBudgetSpent) \
+                else "the venue"
+            log.warning("%s refused outbox #%d to %s: %s", who, item.id, item.room, reason)
+            raise EngineError(f"{who} refused the line: {reason}") from None
         except ValueError as exc:  # the client refused before any I/O: it will never post
             self.journal.mark_failed(item.id, str(exc))
             raise EngineError(f"the line cannot be posted: {exc}") from None

@@ -19,9 +19,12 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
-from tclk_tui.engine.errors import EngineError, JournalUnwritable
+from tclk_tui.engine.errors import EngineError, JournalUnwritable, journaling
 from tclk_tui.engine.events import Notice, NoticeLevel
+from tclk_tui.engine.follow_policy import mailbox_want
+from tclk_tui.engine.gates import GateRefused
 from tclk_tui.engine.mailbox import Letter
+from tclk_tui.engine.read_scheduler import Want
 from tclk_tui.protocol.arbitration import combine_secret, combine_witness
 from tclk_tui.protocol.builders import make_cancel
 from tclk_tui.protocol.codec import encode_frame, try_decode_frame
@@ -31,15 +34,20 @@ from tclk_tui.protocol.locks import point_lock_from_witness, verify_secret
 from tclk_tui.protocol.naming import OFFER_ROOM
 from tclk_tui.protocol.panel import Panel, panel_of
 from tclk_tui.protocol.transcript import TranscriptRecord, verify_transcript_record
+from tclk_tui.technocore.budget import traffic
+from tclk_tui.technocore.e2e import E2EError, decrypt_line, encrypt_line
 from tclk_tui.technocore.errors import VenueError
+from tclk_tui.vault.seed import derive_bytes
 
 if TYPE_CHECKING:
     from tclk_tui.engine.deal import DealSession
     from tclk_tui.engine.wallet import Wallet
 
 SETTING_PRIVATE_ACCEPT = "private-accept:"
-SETTING_HELD_SHARE = "held-share:"
-POLL_S = 1.0
+SETTING_HELD_SHARE = "held-share:"  # in the vault: the dealer's own share (its mint)
+SETTING_SEALED_SHARE = "held-share-sealed:"  # in the journal: a share dealt to us, sealed
+SHARE_KEY_DOMAIN = "tclk-tui/v1/held-share"
+POLL_S = 60.0  # the catch-up poll; new lines in our mailboxes are followed as they land
 ADVERTISE_EVERY_S = 600.0
 
 
@@ -84,6 +92,10 @@ async def send_pending(wallet: Wallet) -> None:
     """After a restart: a private accept journaled but not known to have reached the offerer
     is sealed again, the very same signed letter (the offerer binds it once)."""
     for deal in wallet.book:
+        if (deal.accept_private and deal.offer["from"] == wallet.did
+                and deal.state.status == "accepted"):
+            await _confirm_bound(wallet, deal)  # a crash may have come between
+            continue
         letter = deal.letter
         if (letter is None or deal.accept_record is not None
                 or deal.state.status != "proposed" or deal.offer["from"] == wallet.did):
@@ -148,6 +160,23 @@ def restore_legacy(wallet: Wallet) -> None:
         _adopt_private_accept(wallet, record)
 
 
+BOUND_NOTE = "bound: the accept this contract was made from"
+
+
+async def _confirm_bound(wallet: Wallet, deal: DealSession) -> None:
+    """Say in the deal room, signed, that this wallet bound the deal's private accept: the
+    acceptor cannot see a public accept that may have bound the offer first, and locks
+    nothing until it reads this (see DealSession.unconfirmed_accept)."""
+    if any(r.sender == wallet.did for r in deal.room_records):
+        return
+    try:
+        await deal.heartbeat(BOUND_NOTE)
+    except (GateRefused, EngineError, VenueError) as exc:
+        _note(wallet, "warning", f"offer {deal.deal_id[:10]}…: could not confirm the private "
+              f"accept in the deal room: {exc}; it is sent again when the wallet next opens",
+              deal.deal_id)
+
+
 async def _withdraw(wallet: Wallet, deal: DealSession) -> None:
     """Our offer is bound to a private accept nobody else can see: withdraw it from the board
     with a signed cancel, so no later public acceptor's wallet takes itself for the party.
@@ -184,6 +213,7 @@ async def _letter_accept(wallet: Wallet, letter: Letter) -> str | None:
         _note(wallet, "info", f"offer {deal.deal_id[:10]}…: accepted privately by "
               f"{letter.sender[:16]}…; the offer is withdrawn from the board", deal.deal_id)
         await _withdraw(wallet, deal)
+        await _confirm_bound(wallet, deal)
     return None
 
 
@@ -324,8 +354,33 @@ async def _letter_deal_share(wallet: Wallet, letter: Letter) -> str | None:
         return "a dealt share for a panel this wallet is not on"
     if not isinstance(share, str) or HEX32_RE.fullmatch(share) is None:
         return "a dealt share that is not 32 bytes of hex"
-    wallet.vault.backend.put(SETTING_HELD_SHARE + offer_id, bytes.fromhex(share[2:]))
+    with journaling("the dealt share", happened=False):
+        keep_dealt_share(wallet, offer_id, share)
     return None
+
+
+def _share_key(wallet: Wallet, offer_id: str) -> bytes:
+    return derive_bytes(wallet.vault.master_seed(), SHARE_KEY_DOMAIN, offer_id)
+
+
+def keep_dealt_share(wallet: Wallet, offer_id: str, share: str) -> None:
+    """A share a dealer sealed to us, kept in the journal sealed under a key derived from the
+    master seed: the dealer may be anyone who posted an offer naming this wallet, and nothing
+    a stranger sends writes the vault."""
+    wallet.journal.set_setting(SETTING_SEALED_SHARE + offer_id,
+                               encrypt_line(_share_key(wallet, offer_id), share))
+
+
+def dealt_share(wallet: Wallet, offer_id: str) -> str | None:
+    """The share a dealer sealed to us for `offer_id` (see keep_dealt_share), or None."""
+    sealed = wallet.journal.get_setting(SETTING_SEALED_SHARE + offer_id)
+    if sealed is None:
+        return None
+    try:
+        share = decrypt_line(_share_key(wallet, offer_id), sealed)
+    except E2EError:
+        return None
+    return share if HEX32_RE.fullmatch(share) else None
 
 
 # Each handler returns the reason it refused a letter, or None once it acted on it.
@@ -369,9 +424,10 @@ async def _handle(wallet: Wallet, letter: Letter) -> str | None:
         return f"a private message that could not be handled: {str(exc)[:200]}"
 
 
-def expected_senders(wallet: Wallet) -> set[str]:
-    """Whose letters this wallet waits for: the referees of its deals (a released secret, a
-    share), its counterparties, and the panels of the cases it referees (a dealt share)."""
+def expected_senders(wallet: Wallet) -> dict[str, int]:
+    """Whose letters this wallet waits for, each with its rank: 0 for the referees of its
+    deals (a released secret, a share) and its counterparties, 1 for the panels of the cases
+    naming it (a dealt share), which anyone can make themselves by posting an offer."""
     out: set[str] = set()
     for deal in wallet.book:
         if deal.state.terminal:
@@ -385,20 +441,53 @@ def expected_senders(wallet: Wallet) -> set[str]:
             panel = None
         if panel is not None:
             out.update(panel.members)
-    out.update(wallet.referee.panel_members())
-    out.discard(wallet.did)
-    return out
+    ranks = dict.fromkeys(wallet.referee.panel_members(), 1)
+    ranks.update(dict.fromkeys(out, 0))
+    ranks.pop(wallet.did, None)
+    return ranks
+
+
+def follow_mail(wallet: Wallet) -> None:
+    """Hand our mailboxes and the channels of expected senders to the read scheduler: a new
+    line in one of them opens the letters (`poll_letters`); a channel once handed over (or
+    aged out) is dropped. Strangers' channels are read in turn by each poll, a few at a time."""
+    mail, reads = wallet.mail, wallet.reads
+
+    async def on_events(events: list) -> None:
+        if any(getattr(event, "records", None) for event in events):
+            await poll_letters(wallet)
+            follow_mail(wallet)
+
+    def mailbox(quiet_s: float) -> Want:
+        return mailbox_want(wallet.book)
+
+    def channel(room: str) -> Callable[[float], Want]:
+        # A channel carries one letter, written right after its seal: read it eagerly
+        # until the letter is handed over, then never again.
+        return lambda quiet_s: Want.HOT if mail.channel_open(room) else Want.DROP
+
+    for room in mail.mailboxes():
+        reads.add(room, handler=on_events, want=mailbox, since=mail.cursor(room),
+                  suppress_echoes=True)
+    for room in mail.expected_channels():
+        reads.add(room, handler=on_events, want=channel(room), since=mail.cursor(room),
+                  suppress_echoes=True)
 
 
 async def run(wallet: Wallet) -> None:
-    """Keep the DID note current and read the mailbox while the wallet follows the venue."""
+    """Follow the mail, keep the DID note current (an optional write, paced as such), and
+    poll once in a while as well: a stranger's channel is read only by a poll, in turn."""
+    follow_mail(wallet)
     since_advert = ADVERTISE_EVERY_S
     while not wallet.background.closed:
         try:
             if since_advert >= ADVERTISE_EVERY_S:
-                await wallet.advertise()
+                with traffic("optional"):
+                    await wallet.advertise()
                 since_advert = 0.0
-            await poll_letters(wallet)
+            with traffic("follow"):
+                await poll_letters(wallet)
+            follow_mail(wallet)
         except (VenueError, EngineError) as exc:
             _note(wallet, "warning", f"private mail: {exc}")
         except asyncio.CancelledError:

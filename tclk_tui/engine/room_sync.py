@@ -12,12 +12,15 @@ from collections.abc import Callable
 
 from tclk_tui.engine.background import Background
 from tclk_tui.engine.board import OffersBoard
+from tclk_tui.engine.board_read import read_ring
 from tclk_tui.engine.bulk import collector_paused
 from tclk_tui.engine.deal import DealSession
 from tclk_tui.engine.deal_book import DealBook
 from tclk_tui.engine.decoded import DecodedLines
 from tclk_tui.engine.events import EventBus, Notice, VenueState, VenueStatus
 from tclk_tui.engine.evidence import Evidence
+from tclk_tui.engine.follow_policy import board_want, deal_room_want
+from tclk_tui.engine.read_scheduler import ReadScheduler, Want
 from tclk_tui.engine.words import plural
 from tclk_tui.protocol.naming import OFFER_ROOM
 from tclk_tui.protocol.transcript import TranscriptRecord, VerifyResult
@@ -37,7 +40,7 @@ from tclk_tui.technocore.follow import (
 from tclk_tui.technocore.records import RoomView, VenueRecord, signature_key
 
 READ_LIMIT = 200
-RETRY_S = 2.0
+_VERIFIED = VerifyResult(True, None)
 
 
 def _may_name_a_deal(line: str) -> bool:
@@ -51,7 +54,7 @@ class RoomSync:
     def __init__(self, *, did: str, client: VenueClient, journal: Journal, board: OffersBoard,
                  book: DealBook, evidence: Evidence, events: EventBus,
                  background: Background, now_ms: Callable[[], int],
-                 on_new_senders: Callable[[], None]) -> None:
+                 on_new_senders: Callable[[], None], reads: ReadScheduler) -> None:
         self.did = did
         self.client = client
         self.journal = journal
@@ -64,11 +67,16 @@ class RoomSync:
         self._on_new_senders = on_new_senders
         self.status = VenueStatus("connecting")
         self.following = False
-        self._followed: set[str] = set()
+        self.reads = reads
+        self._room_deals: dict[str, DealSession] = {}
         # Board records the journal replay brought in (and whether each verified), so an
         # export of the same ring, when the read after the cursor cannot do, does not verify
         # them again; emptied by the first sync.
         self._replayed: list[tuple[TranscriptRecord, VerifyResult]] = []
+        # Set once the venue was read (or could not be): our own lines are folded in only
+        # after the board they join (see `on_own_record`). Reads never overlap.
+        self.first_read = asyncio.Event()
+        self._reading = asyncio.Lock()
 
     # -- the journal, at start-up -----------------------------------------------------------
 
@@ -102,16 +110,24 @@ class RoomSync:
         room) it is exported whole, and the records the journal already holds are not
         verified again.
         """
-        await self.sync_board()
-        for deal in self.book:
-            if deal.room and deal.room_live():
-                room_export = await self.client.export(deal.room)
-                self.ingest(deal.room, list(room_export.verified), room_export.generation)
-        await self.check_locks()
-        self.set_status("following" if self._followed else "connecting", "")
+        try:
+            await self.sync_board()
+            for deal in self.book:
+                if deal.room and deal.room_live():
+                    room_export = await self.client.export(deal.room)
+                    self.ingest(deal.room, list(room_export.verified), room_export.generation)
+            await self.check_locks()
+            self.set_status("following" if self.following else "connecting", "")
+        finally:
+            self.first_read.set()
 
     async def sync_board(self) -> None:
-        """Read the board once, after the journal's cursor or whole (see `sync`)."""
+        """Read the board once, after the journal's cursor or whole (see `sync`); never two
+        reads at once."""
+        async with self._reading:
+            await self._sync_board()
+
+    async def _sync_board(self) -> None:
         replayed, self._replayed = self._replayed, []
         window = await self._board_after_cursor()
         if window is not None:
@@ -124,13 +140,7 @@ class RoomSync:
             decoded = DecodedLines()
             with collector_paused():
                 known = {signature_key(record) for record, verdict in replayed if verdict.ok}
-                export = await self.client.export(
-                    OFFER_ROOM, verified_before=known,
-                    while_verifying=lambda r: signature_key(r) in known or decoded.decode(r.line))
-                for bad in export.malformed:
-                    self.board_reject(bad.reason, bad.seq, bad.raw)
-                self.ingest(OFFER_ROOM, list(export.records), export.generation,
-                            decoded=decoded)
+                await read_ring(self, known, decoded)
 
     async def _board_after_cursor(self) -> RoomView | None:
         """The board records after the journal's cursor, or None when only the export can
@@ -154,15 +164,25 @@ class RoomSync:
         the cursor may move past them; records at or below the cursor are journaled already.
         `decoded` may hold lines of these records decoded already.
         """
-        signed = [r for r in records if r.verified]
-        cursor = self.journal.cursor(room)
-        done = cursor.seq if cursor is not None and cursor.generation == (generation or 0) else 0
         if decoded is None:  # each line decoded once for the journal, board and routing
             decoded = DecodedLines()
+        signed = [r for r in records if r.verified]
+        done = self.journaled(room, generation)
         self.evidence.add([r for r in signed if r.seq > done], decoded)
         if complete and signed and signed[-1].seq > done:
             self.journal.set_cursor(room, generation or 0, signed[-1].seq)
-        transcript = [r.transcript for r in signed]
+        self.fold_in(room, records, decoded)
+
+    def journaled(self, room: str, generation: int | None) -> int:
+        """The seq up to which the journal holds this generation of the room (0: none)."""
+        cursor = self.journal.cursor(room)
+        return cursor.seq if cursor is not None and cursor.generation == (generation or 0) else 0
+
+    def fold_in(self, room: str, records: list[VenueRecord], decoded: DecodedLines) -> None:
+        """`ingest` after the journal: records of one room, in venue order, into the board
+        (and the deals it names) or the room's deals."""
+        everything = [r.transcript for r in records]
+        transcript = [t for r, t in zip(records, everything, strict=True) if r.verified]
         if room == OFFER_ROOM:
             for record in transcript:
                 pending = self.book.pending_offers.pop(record.line, None)
@@ -170,8 +190,9 @@ class RoomSync:
                     self.book.adopt_offer(pending[0], pending[1], record)
             # The board sees unverified records too, so it can count them by reason.
             changed = self.board.ingest(
-                [r.transcript for r in records], now_ms=self.now_ms(),
-                verdicts=[VerifyResult(r.verified, r.unverified_reason) for r in records],
+                everything, now_ms=self.now_ms(),
+                verdicts=[_VERIFIED if r.verified else VerifyResult(False, r.unverified_reason)
+                          for r in records],
                 decoded=decoded)
             if changed.added or changed.updated or changed.rejected:
                 self.events.publish(changed)
@@ -184,8 +205,9 @@ class RoomSync:
         else:
             for deal in self.book:
                 if deal.room == room:
-                    deal.ingest_room(transcript)
+                    deal.ingest_room(transcript, verified=True)  # `signed`: checked on reading
                     self.book.sync_row(deal)
+            self.reads.kick()  # a deal's state may have changed how eagerly it is read
 
     def board_reject(self, reason: str, seq: int | None, raw: object) -> None:
         """A board item the venue client could not even read as a record: count it too."""
@@ -216,10 +238,13 @@ class RoomSync:
 
     async def on_own_record(self, record: VenueRecord) -> None:
         """Our own confirmed line: fold it in now rather than waiting for the follower, after
-        whatever the venue ordered before it (a competing accept, the counterparty's cancel)."""
+        whatever the venue ordered before it (a competing accept, the counterparty's cancel),
+        and after the venue's first read (the board a line joins is folded in venue order)."""
+        await self.first_read.wait()
         earlier = await self._unread_before(record)
         self.ingest(record.room, [*(earlier or []), record], record.generation,
                     complete=earlier is not None)
+        self.reads.touch(record.room)  # the counterparty's answer may come at once
         await self.check_locks()
 
     async def _unread_before(self, record: VenueRecord) -> list[VenueRecord] | None:
@@ -257,37 +282,43 @@ class RoomSync:
     # -- following --------------------------------------------------------------------------
 
     def start_following(self) -> None:
+        """Hand the board and every live deal room to the read scheduler (a settled deal
+        whose receipts are in, or quiet since, is not followed again)."""
         self.following = True
+        if self.status.state == "connecting":  # the venue answered the first reads
+            self.set_status("following", "")
         self.follow(OFFER_ROOM)
-        for deal in self.book:  # a settled deal's missing receipt is read at each sync
-            if deal.room and not deal.state.terminal:
-                self.follow(deal.room)
+        for deal in self.book:
+            self.follow(deal.room)
 
     def follow(self, room: str | None) -> None:
-        if room is None or room in self._followed or self.background.closed:
+        if room is None or self.background.closed or self.reads.following(room):
             return
-        self._followed.add(room)
-        self.background.spawn(self._follow_room(room))
-
-    async def _follow_room(self, room: str) -> None:
         cursor = self.journal.cursor(room)
-        since = cursor.seq if cursor else None
-        generation = cursor.generation if cursor else None
-        while not self.background.closed:
-            try:
-                follower = self.client.follow(room, since=since, generation=generation)
-                async for event in follower:
-                    await self._on_follow_event(room, event)
-                    # Only after the event is folded in: a batch that failed is read again.
-                    since, generation = follower.cursor, follower.generation
-            except VenueError as exc:
-                self.set_status("reconnecting", f"{room}: {exc}")
-                await asyncio.sleep(RETRY_S)
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:  # a follower must never die silently
-                self.events.publish(Notice("error", f"following {room} failed: {exc}"))
-                await asyncio.sleep(RETRY_S)
+        if room == OFFER_ROOM:
+            def want(quiet_s: float) -> Want:
+                return board_want(self.book, self.did, self.now_ms())
+        else:
+            def want(quiet_s: float) -> Want:
+                deal = self._deal_of(room)
+                if deal is None:
+                    return Want.DROP
+                return deal_room_want(deal, self.now_ms(), quiet_s)
+
+        async def handler(events: list[FollowEvent]) -> None:
+            for event in events:
+                await self._on_follow_event(room, event)
+
+        self.reads.add(room, handler=handler, want=want,
+                       since=cursor.seq if cursor else None,
+                       generation=cursor.generation if cursor else None)
+
+    def _deal_of(self, room: str) -> DealSession | None:
+        deal = self._room_deals.get(room)
+        if deal is None or deal.room != room:
+            self._room_deals = {d.room: d for d in self.book if d.room}
+            deal = self._room_deals.get(room)
+        return deal
 
     async def _on_follow_event(self, room: str, event: FollowEvent) -> None:
         if isinstance(event, RecordsEvent):
@@ -327,6 +358,14 @@ class RoomSync:
                 self.board_reject(event.reason, event.seq, event.raw)
             else:
                 self.events.publish(Notice("warning", f"{room}: rejected record: {event.reason}"))
+
+    def follow_failed(self, room: str, exc: Exception) -> None:
+        """A read the venue refused outright, or a batch that could not be folded in (it is
+        read again): never silent."""
+        if isinstance(exc, VenueError):
+            self.set_status("reconnecting", f"{room}: {exc}")
+        else:
+            self.events.publish(Notice("error", f"following {room} failed: {exc}"))
 
     def set_status(self, state: VenueState, detail: str) -> None:
         status = VenueStatus(state, detail)

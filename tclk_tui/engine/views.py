@@ -14,6 +14,9 @@ from tclk_tui.engine.events import DangerLevel
 OfferStatus = Literal["open", "awaiting", "accepted", "expired", "cancelled", "mine"]
 
 
+OFFER_ID_CHARS = 66  # `0x` and the 64 hex digits of a sha256: an offer's id is its hash
+
+
 @dataclass(frozen=True, slots=True)
 class OfferRow:
     offer_id: str

@@ -4,8 +4,10 @@ that work on them, composed.
 Each part holds one concern: `RoomSync` follows the venue and routes what it reads,
 `DealBook` holds the deals and their journal rows, `OfferDesk` posts and accepts offers,
 `SecretGates` shows and replaces secrets behind gates, `Capabilities` reads and advertises
-DID notes, `DeadlineWatch` raises deadline warnings. Everything a face does is one call here,
-delegated to the part that owns it. The wallet never acts on a deadline by itself.
+DID notes, `DeadlineWatch` raises deadline warnings, `ReadScheduler` is the one reader of the
+venue, and `Autopilot` does what is safe by itself (a refund once its window opens, heartbeats)
+and raises alerts for what needs the operator. Everything a face does is one call here,
+delegated to the part that owns it.
 """
 
 from __future__ import annotations
@@ -18,7 +20,9 @@ from pathlib import Path
 
 from tclk_tui.engine import arbitration as arb
 from tclk_tui.engine import private_deals
+from tclk_tui.engine.alerts import AlertDesk
 from tclk_tui.engine.arbiter import RefereeDesk
+from tclk_tui.engine.autopilot import Autopilot
 from tclk_tui.engine.background import Background
 from tclk_tui.engine.board import OffersBoard
 from tclk_tui.engine.capabilities import Capabilities
@@ -26,7 +30,7 @@ from tclk_tui.engine.deadline_watch import DeadlineWatch
 from tclk_tui.engine.deal import DealSession
 from tclk_tui.engine.deal_book import DealBook
 from tclk_tui.engine.errors import EngineError, ProfileBusy
-from tclk_tui.engine.events import EventBus, Notice, VenueStatus
+from tclk_tui.engine.events import Alert, EventBus, Notice, VenueStatus
 from tclk_tui.engine.evidence import Evidence
 from tclk_tui.engine.evm import load_evm_settings, open_evm_rail
 from tclk_tui.engine.gates import GateRequest, StatedGates
@@ -38,8 +42,18 @@ from tclk_tui.engine.offers import OfferDesk
 from tclk_tui.engine.outbox import Outbox
 from tclk_tui.engine.paths import make_private_dir
 from tclk_tui.engine.rail_watch import RailWatch
+from tclk_tui.engine.read_scheduler import ReadScheduler
 from tclk_tui.engine.room_sync import RoomSync
 from tclk_tui.engine.secrets_gates import SecretGates
+from tclk_tui.engine.venue_budget import (
+    VenueBudgetView,
+    accept_needs_rooms,
+    adopt_venue_limits,
+    make_budget,
+    room_refusal,
+    rooms_refusal,
+    share_from_env,
+)
 from tclk_tui.engine.views import (
     DealView,
     FieldProblem,
@@ -47,15 +61,17 @@ from tclk_tui.engine.views import (
     OfferDraft,
     VaultStatus,
 )
+from tclk_tui.engine.watch_policy import load_policy
 from tclk_tui.protocol.errors import TclkError
 from tclk_tui.protocol.naming import deal_room
-from tclk_tui.protocol.panel import check_statement
+from tclk_tui.protocol.panel import check_statement, panel_of
 from tclk_tui.protocol.transcript import TranscriptRecord
 from tclk_tui.rails.base import SettlementRail
 from tclk_tui.rails.memory import MemoryRail
 from tclk_tui.rails.paper import PaperRail
 from tclk_tui.store.journal import Journal
 from tclk_tui.store.profile_lock import ProfileLock, ProfileLocked
+from tclk_tui.technocore.budget import DEFAULT_SHARE
 from tclk_tui.technocore.client import VenueClient
 from tclk_tui.technocore.errors import VenueError
 from tclk_tui.technocore.identity import Identity
@@ -82,6 +98,8 @@ class _Ctx:
     provenance: Callable[[dict, str | None], tuple[bool | None, str]] | None = None
     # Rails set aside in this wallet, with why (a one-shot process cannot hold a memory lock).
     refused_rails: Mapping[str, str] = field(default_factory=dict)
+    # Why no line can be posted into a deal's room now (the venue's new-room budget), if so.
+    room_refusal: Callable[[str | None], str | None] | None = None
     # Reads the sealed mail now (a payee's released secret may be waiting there).
     read_mail: Callable[[], Awaitable[int]] | None = None
 
@@ -123,18 +141,28 @@ class Wallet:
         ctx = _Ctx(did=identity.did, events=self.events, publisher=self.outbox,
                    secrets=self.keeper, rails=rails, now_ms=self.now_ms, stated=self.stated,
                    refused_rails=self.refused_rails,
+                   room_refusal=lambda room: room_refusal(client.budget, room),
                    provenance=lambda offer, statement: check_statement(
                        offer, statement, self.board.panel_lines(offer["id"])),
                    read_mail=lambda: self.check_mail())
         self.book = DealBook(journal, self.keeper, ctx, self.events)
         self.evidence = Evidence(journal, self.keeper, self.book.in_room)
         self.capabilities = Capabilities(client, self.board, self.events, self.background)
+        self.reads = ReadScheduler(client, closed=lambda: self.background.closed,
+                                   on_error=lambda room, exc: self.rooms.follow_failed(room,
+                                                                                       exc))
         self.rooms = RoomSync(did=identity.did, client=client, journal=journal,
                               board=self.board, book=self.book, evidence=self.evidence,
                               events=self.events, background=self.background,
                               now_ms=self.now_ms,
-                              on_new_senders=self.capabilities.look_up_new_senders)
+                              on_new_senders=self.capabilities.look_up_new_senders,
+                              reads=self.reads)
         self.watch = DeadlineWatch(self.board, self.book, self.events, self.now_ms)
+        self.alerts = AlertDesk(journal, self.events, self.now_ms, self.background.spawn)
+        self.autopilot = Autopilot(
+            book=self.book, alerts=self.alerts, events=self.events, now_ms=self.now_ms,
+            room_exists=lambda room: client.budget is not None
+            and room in client.budget.known_rooms)
         self.offers = OfferDesk(did=identity.did, journal=journal, board=self.board,
                                 book=self.book, keeper=self.keeper, outbox=self.outbox,
                                 events=self.events, rails=rails, now_ms=self.now_ms,
@@ -158,26 +186,40 @@ class Wallet:
                    clock_ms: Callable[[], int] = wall_clock_ms,
                    rails: Mapping[str, SettlementRail] | None = None,
                    follow: bool = True, offline: bool = False,
-                   one_shot: bool = False) -> Wallet:
+                   one_shot: bool = False, background: bool = False,
+                   venue_share: int | None = None,
+                   source_address: str | None = None) -> Wallet:
         """Open the profile (taking its lock) and, unless `offline`, read the venue once.
+
+        `venue_share` is how many wallets share this host's address at the venue (default:
+        `TCLK_VENUE_SHARE`, else 2; see engine.venue_budget), `source_address` the local
+        address its requests leave from.
 
         `offline` is for a call that answers from this wallet's own facts (its DID): it
         contacts neither the venue nor a rail, so it works with the network down.
         `one_shot` is a wallet that lives for one call (the CLI without a daemon): rails whose
         locks live in the process (memory) are set aside, refused with the reason wherever
-        one is chosen (an offer, an accept, a lock)."""
+        one is chosen (an offer, an accept, a lock).
+        `background` (with `follow`) returns once the journal is replayed and reads the venue
+        in a background task, following it afterwards: the app is drawn at once and shows the
+        board as its ring is checked. Offers and accepts wait for that first read."""
         profile_dir = Path(data_dir) / profile
         make_private_dir(profile_dir)
         lock = take_profile_lock(profile_dir)  # before the journal: one owner per profile
         try:
+            share = venue_share if venue_share is not None else share_from_env()
             wallet = await cls._open_locked(profile, profile_dir, venue_url=venue_url,
                                             vault=vault, clock_ms=clock_ms, rails=rails,
-                                            offline=offline, one_shot=one_shot)
+                                            offline=offline, one_shot=one_shot,
+                                            read_venue=not (background and follow),
+                                            share=share, source_address=source_address)
         except BaseException:
             lock.release()
             raise
         wallet._lock = lock
-        if follow:
+        if follow and background and not offline:
+            wallet.background.spawn(wallet._read_then_follow())
+        elif follow:
             wallet.start_following()
         return wallet
 
@@ -185,7 +227,9 @@ class Wallet:
     async def _open_locked(cls, profile: str, profile_dir: Path, *, venue_url: str,
                            vault: Vault, clock_ms: Callable[[], int],
                            rails: Mapping[str, SettlementRail] | None,
-                           offline: bool = False, one_shot: bool = False) -> Wallet:
+                           offline: bool = False, one_shot: bool = False,
+                           read_venue: bool = True, share: int = DEFAULT_SHARE,
+                           source_address: str | None = None) -> Wallet:
         journal = Journal(profile_dir / "journal.sqlite3", clock=clock_ms)
         known = {row.did for row in journal.identities()}
         try:
@@ -210,7 +254,9 @@ class Wallet:
                 f"({sorted(known)[0]}): wrong vault or wrong profile")
         if not known:
             journal.add_identity(identity.did, label=profile)
-        client = VenueClient(venue_url, identity, nonces=journal.nonces)
+        client = VenueClient(venue_url, identity, nonces=journal.nonces,
+                             budget=make_budget(journal, venue_url, share),
+                             source_address=source_address)
         all_rails: dict[str, SettlementRail] = {
             "paper": PaperRail(client.notes(), clock=clock_ms),
             "memory": MemoryRail(clock=clock_ms),
@@ -234,25 +280,47 @@ class Wallet:
                      refused_rails=refused)
         wallet._owned_rails = owned
         wallet.first_run = not had_seed
+        wallet.alerts.policy = load_policy(profile_dir)
+        if wallet.alerts.policy.problem:
+            wallet.events.publish(Notice("warning", wallet.alerts.policy.problem))
         try:
             wallet._restore()
             if offline:
                 wallet.rooms.set_status("offline", "not contacted: this call needs no venue")
+                wallet.rooms.first_read.set()
                 return wallet
-            await wallet.rail_watch.reconcile()
-            try:
-                await wallet.sync()
-                for note in await wallet.outbox.recover():
-                    wallet.events.publish(Notice("info", note))
-                await wallet.offers.publish_missing_statements()
-                await private_deals.send_pending(wallet)
-                await wallet.advertise()  # the DID note, its rails and e2e: record current
-            except (VenueError, EngineError) as exc:
-                wallet.rooms.set_status("offline", str(exc))
+            if read_venue:
+                await wallet._read_venue()
         except BaseException:
             await wallet.close()  # never leave the journal or the HTTP client open
             raise
         return wallet
+
+    async def _read_venue(self) -> None:
+        """Read the venue once: the rails' word on live locks, the board and every live deal
+        room, the outbox reconciled, our statements and DID note current."""
+        await self.rail_watch.reconcile()
+        try:
+            problem = await adopt_venue_limits(self.client)
+            if problem is not None:
+                self.events.publish(Notice("warning", problem))
+            await self.sync()
+            for note in await self.outbox.recover():
+                self.events.publish(Notice("info", note))
+            await self.offers.publish_missing_statements()
+            await private_deals.send_pending(self)
+            await self.advertise()  # the DID note, its rails and e2e: record current
+        except (VenueError, EngineError) as exc:
+            self.rooms.set_status("offline", str(exc))
+        finally:
+            self.rooms.first_read.set()
+
+    async def _read_then_follow(self) -> None:
+        try:
+            await self._read_venue()
+        except Exception as exc:  # say why; the followers still read on from the cursor
+            self.events.publish(Notice("error", f"reading the venue failed: {exc}"))
+        self.start_following()
 
     def _restore(self) -> None:
         """Rebuild deals from the journal: plans, records, and the folds they give."""
@@ -298,7 +366,9 @@ class Wallet:
 
     def start_following(self) -> None:
         self.rooms.start_following()
+        self.background.spawn(self.reads.run())
         self.background.spawn(self.watch.run(lambda: self.background.closed))
+        self.background.spawn(self.autopilot.run(lambda: self.background.closed))
         self.background.spawn(self.rail_watch.run(lambda: self.background.closed))
         self.capabilities.look_up_new_senders()
         self.background.spawn(private_deals.run(self))
@@ -317,19 +387,55 @@ class Wallet:
         return self.offers.validate(draft)
 
     async def post_offer(self, draft: OfferDraft) -> DealView:
+        await self.rooms.first_read.wait()  # the board is read whole before anything is added
+        self._rooms_for("this offer", 1 if draft.role == "payer" else 0)
         return await self.offers.post(draft)
+
+    def _rooms_for(self, what: str, needed: int) -> None:
+        """Refuse what would promise a deal a room the venue will not let us create."""
+        why = rooms_refusal(self.book, self.client.budget, needed=needed, what=what)
+        if why is not None:
+            raise EngineError(why)
+
+    def take_alerts(self) -> list[Alert]:
+        """The alerts no face has shown yet (raised while none was attached, or just now);
+        they count as shown from here on."""
+        return self.alerts.take_unseen()
+
+    def venue_budget(self) -> VenueBudgetView | None:
+        """This wallet's share of the venue's budgets, what is left of it now, and how the
+        followed rooms are read."""
+        budget = self.client.budget
+        if budget is None:
+            return None
+        rooms = self.reads.rooms()
+        return VenueBudgetView(budget=budget.view(),
+                               waiting=tuple(r.room for r in rooms if r.waiting),
+                               scheduled=sum(1 for r in rooms if not r.waiting),
+                               dropped=self.reads.dropped)
 
     async def accept_offer(self, offer_id: str, *, rail: str | None = None,
                            private: bool = False) -> DealView:
         """Accept on the board, or with `private` sealed to the offerer's mailbox (SPEC §2):
-        the contract id and the deal room derive the same either way."""
+        the contract id and the deal room derive the same either way. Waits for the first
+        read of the board: an offer is accepted as the whole ring has it."""
+        await self.rooms.first_read.wait()
+        offer = self.board.offer_frame(offer_id)
+        needed = accept_needs_rooms(offer) if offer is not None else 0
         if not private:
+            self._rooms_for("this accept", needed)
             return await self.offers.accept(offer_id, rail=rail)
         # The board first: an accept already there binds the offer, and nobody can see ours.
         await self.rooms.sync_board()
         offer = self.board.offer_frame(offer_id)
         if offer is not None:
-            await self.mail.peer_record(offer["from"])  # refused before anything is journaled
+            # Refused before anything is journaled. The sealed channel is a new room; the
+            # offerer's mailbox may be one too.
+            peer = await self.mail.peer_record(offer["from"])
+            budget = self.client.budget
+            needed = accept_needs_rooms(offer) + 1 + (
+                budget is not None and peer.mailbox not in budget.known_rooms)
+            self._rooms_for("this private accept", needed)
         return await self.offers.accept(offer_id, rail=rail,
                                         deliver=private_deals.PrivateAccept(self))
 
@@ -347,7 +453,14 @@ class Wallet:
         except TclkError as exc:
             raise arb.ArbitrationError(str(exc)) from None
         export = await self.client.export(room)
-        return [r.transcript for r in export.verified]
+        offer = self.offer_of_contract(contract.strip())
+        try:
+            panel = panel_of(offer) if offer is not None else None
+        except TclkError:
+            panel = None
+        # The ring forgets; the panel's votes read before stay.
+        return self.evidence.with_votes(room, export.records,
+                                        panel.members if panel is not None else ())
 
     async def _post_vote_line(self, contract: str, line: str) -> None:
         await self.outbox.publish(deal_room(contract), line)

@@ -11,20 +11,23 @@ Why the grammar is safe to trust: each value is a JSON string whose alphabet has
 nor `\\`, so the parser reads it verbatim; each alphabet is printable ASCII; each value's
 pattern is the one `validate_frame` applies (free text is any non-empty string there); the keys
 are distinct and are exactly the type's required ones plus optional ones it allows. Anything
-else (another spelling, an escape, a `presig` or `paymentKey`, an offer, whose id is a hash)
+else (another spelling, an escape, a `presig`, a `paymentKey` outside an offer, a `job`)
 is not matched and takes the full path, so every refusal still comes from there. A property
 test checks the grammar against the full path on strings generated from the grammar itself.
+An offer without a job has a grammar of its own (`read_canonical_offer`), its numbers, its
+point and its id checked after the match.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Any, Final
 
 # The field patterns of `frames` (a test holds them equal), spelled out here so that this
-# module, the decoder's fast path, imports nothing.
+# module, the decoder's fast path, imports nothing as it loads.
 DID: Final = r"did:key:z6Mk[1-9A-HJ-NP-Za-km-z]{44}"
 HEX32: Final = r"0x[0-9a-f]{64}"
 STATEMENT: Final = r"0x(?:[0-9a-f]{64}|[0-9a-f]{66})"
@@ -34,9 +37,15 @@ OUTCOME: Final = r"claimed|refunded|cancelled"
 TEXT: Final = r"[ !#-\[\]-~]+"
 """A non-empty JSON string body needing no escape: printable ASCII but `"` and `\\`."""
 
+AMOUNT: Final = r"[1-9][0-9]*"
+ASSET: Final = r"[A-Za-z0-9_-]{1,32}"
+HEX33: Final = r"0x[0-9a-f]{66}"
+
 _PREFIX: Final = "tclk1 "
 _MAX_CHARS: Final = 4096  # codec.MAX_FRAME_CHARS (a test holds them equal)
 _TYPE_KEY: Final = ',"type":"'
+_DOMAIN: Final = "FLOP::tclk::v1"  # codec.TCLK_DOMAIN (a test holds them equal)
+_MAX_SAFE: Final = 2**53 - 1
 
 # Per type, its keys in sorted order (`type`, last of all of them, aside) with the pattern of
 # each value and whether it may be absent.
@@ -131,9 +140,66 @@ _BY_TAIL: Final[dict[str, tuple[LineGrammar, ...]]] = {
 assert len(_BY_TAIL) == len(GRAMMARS)
 
 
+# The canonical line of an offer without a job: keys in the encoder's order, unix ms as the
+# digits JSON writes a positive integer with, every string of an alphabet with neither `"`
+# nor `\\`. The id is a hash of the rest, which for such a line is its own text without
+# the id's member: the hash is taken of that, not of the frame encoded again.
+_MS: Final = r"[1-9][0-9]{0,15}"
+_OFFER: Final = re.compile(
+    re.escape(_PREFIX + '{"amount":"') + f"({AMOUNT})" + re.escape('","asset":"')
+    + f"({ASSET})" + re.escape('","claimByMs":') + f"({_MS})" + re.escape(',"expiresMs":')
+    + f"({_MS})" + re.escape(',"from":"') + f"({DID})" + re.escape('","id":"') + f"({HEX32})"
+    + re.escape('","lock":"') + "(hash|point)" + re.escape('","nonce":"') + f"({NONCE})"
+    + '"(?:' + re.escape(',"paymentKey":"') + f'({HEX33})")?'
+    + re.escape(',"rails":[') + f'("(?:{RAIL})"(?:,"(?:{RAIL})")*)'
+    + re.escape('],"refundAfterMs":') + f"({_MS})" + re.escape(',"role":"') + "(payer|payee)"
+    + re.escape('","type":"offer"}'))
+
+
+def read_canonical_offer(text: str) -> dict[str, Any] | None:
+    """The offer a canonical line without a job holds, checked as `validate_frame` checks
+    it, or None (then the full path decodes it, and gives any refusal)."""
+    match = _OFFER.fullmatch(text) if len(text) <= _MAX_CHARS else None
+    if match is None:
+        return None
+    (amount, asset, claim, expires, sender, offer_id, lock, nonce, key, rails, refund,
+     role) = match.groups()
+    claim_ms, expires_ms, refund_ms = int(claim), int(expires), int(refund)
+    if max(claim_ms, expires_ms, refund_ms) > _MAX_SAFE or claim_ms >= refund_ms:
+        return None
+    if (key is None and lock == "point") or (key is not None and not _on_the_curve(key)):
+        return None
+    member = f',"id":"{offer_id}"'
+    at = text.find(member)  # the first: no member before the id's can hold another
+    body = text[len(_PREFIX):at] + text[at + len(member):]
+    digest = hashlib.sha256(f"{_DOMAIN}|offer|{body}".encode("ascii")).hexdigest()
+    if "0x" + digest != offer_id:
+        return None
+    frame: dict[str, Any] = {"amount": amount, "asset": asset, "claimByMs": claim_ms,
+                             "expiresMs": expires_ms, "from": sender, "id": offer_id,
+                             "lock": lock, "nonce": nonce}
+    if key is not None:
+        frame["paymentKey"] = key
+    frame["rails"] = [rail[1:-1] for rail in rails.split(",")]
+    frame["refundAfterMs"] = refund_ms
+    frame["role"] = role
+    frame["type"] = "offer"
+    return frame
+
+
+def _on_the_curve(key: str) -> bool:
+    """`locks.is_valid_point_statement`, imported when first wanted (see the imports)."""
+    from tclk_tui.protocol.locks import is_valid_point_statement
+
+    return is_valid_point_statement(key)
+
+
 def read_canonical(text: str) -> dict[str, Any] | None:
     """The frame a canonical line of a common type holds, or None (then decode it in full)."""
-    grammars = _BY_TAIL.get(text[-6:-2])
+    tail = text[-6:-2]
+    if tail == "ffer":
+        return read_canonical_offer(text)
+    grammars = _BY_TAIL.get(tail)
     if grammars is None or len(text) > _MAX_CHARS:
         return None
     for grammar in grammars:
@@ -143,4 +209,4 @@ def read_canonical(text: str) -> dict[str, Any] | None:
     return None
 
 
-__all__ = ["GRAMMARS", "LineGrammar", "read_canonical"]
+__all__ = ["GRAMMARS", "LineGrammar", "read_canonical", "read_canonical_offer"]

@@ -500,27 +500,37 @@ def _remember(fields: tuple[Any, ...], names: set[str], keys: dict[str, bytes]) 
             keys[sender] = key
 
 
-def fold_transcript(records: Iterable[object], room_binding: str = "strict") -> Fold:
-    """Replay records in order into one contract. Never raises on record content.
+# One record's check: (room, seq, reason, stamp, line, sender), where `reason` is why the record
+# fails before any frame is read (None: its signature verified, and the last three are set).
+Checked = tuple[str, int, "str | None", Any, Any, Any]
 
-    `room_binding="strict"` puts post-accept frames in the derived deal room; `"offer-room"`
-    keeps the whole deal on the board (for agents that cannot open new rooms).
 
-    A record as the venue writes them (a TranscriptRecord of exact types whose room name and
-    sender this fold has already found valid) passes the shape checks of `_verify_fields` in
-    one expression that implies every one of them; any other record is checked by that
-    function itself, in its order, so every refusal is its own.
-    """
-    if room_binding not in ROOM_BINDINGS:
-        raise TclkError(f"tclk: unknown roomBinding {quote(room_binding)}")
-    board_only = room_binding == "offer-room"
-    state: ContractState | None = None
-    steps: list[FoldStep] = []
-    deal_rooms: dict[str, str] = {}
-    names: set[str] = set()  # room names `room_ok` admitted in this fold
-    keys: dict[str, bytes] = {}  # `sender_key` of senders seen in this fold, when a key
-    scratch = _open_scratch()
-    for index, record in enumerate(records):
+class _FoldScope:
+    """What one fold remembers across its records: the deal room of each contract id, and the
+    room names and sender keys it has found valid (bounded: hostile input picks them), with
+    one output buffer for libsodium."""
+
+    __slots__ = ("board_only", "deal_rooms", "keys", "names", "scratch")
+
+    def __init__(self, room_binding: str) -> None:
+        if room_binding not in ROOM_BINDINGS:
+            raise TclkError(f"tclk: unknown roomBinding {quote(room_binding)}")
+        self.board_only = room_binding == "offer-room"
+        self.deal_rooms: dict[str, str] = {}
+        self.names: set[str] = set()  # room names `room_ok` admitted in this fold
+        self.keys: dict[str, bytes] = {}  # `sender_key` of senders seen, when a key
+        self.scratch = _open_scratch()
+
+    def check(self, record: object, verified: bool = False) -> Checked:
+        """The record's shape and signature checks. `verified` says the caller already has
+        `verify_transcript_record(record)` ok for this very record (a venue client checks
+        every record it reads): its fields are then read, not checked a second time.
+
+        A record as the venue writes them (a TranscriptRecord of exact types whose room name
+        and sender this fold has already found valid) passes the shape checks of
+        `_verify_fields` in one expression that implies every one of them; any other record is
+        checked by that function itself, in its order, so every refusal is its own."""
+        names, keys = self.names, self.keys
         try:
             usual = (
                 type(record) is TranscriptRecord
@@ -559,7 +569,9 @@ def fold_transcript(records: Iterable[object], room_binding: str = "strict") -> 
                 if type(seq) is not int or not 0 <= seq <= MAX_SAFE_INTEGER:
                     seq = int(seq) if _is_safe_index(seq) else -1
         try:
-            if usual:
+            if usual and verified:
+                reason: str | None = None
+            elif usual:
                 # The tail of `_verify_fields` once its shape checks have passed (`usual` holds
                 # that signature, nonce and key are set: mypy cannot see through it).
                 try:
@@ -569,29 +581,145 @@ def fold_transcript(records: Iterable[object], room_binding: str = "strict") -> 
                         strict_mode=True,
                     )
                 except (UnicodeEncodeError, binascii.Error):
-                    reason: str | None = "record signature is not canonical base64url"
+                    reason = "record signature is not canonical base64url"
                 else:
                     reason = _signature_opens(
-                        raw, room, nonce, line, key, scratch  # type: ignore[arg-type]
+                        raw, room, nonce, line, key, self.scratch  # type: ignore[arg-type]
                     )
             else:
                 if fields is not None:
                     _remember(fields, names, keys)
-                reason = _verify_fields(fields, scratch)
+                # `verified` is `verify_transcript_record` ok, which is this very call's None.
+                reason = (None if verified and fields is not None
+                          else _verify_fields(fields, self.scratch))
                 if reason is None:
                     assert fields is not None
                     _room, _seq, stamp, line, sender = fields[:5]
-            if reason is None:
-                state, kind, ok, reason = _after_verify(
-                    state, room, stamp, line, sender, board_only, deal_rooms
-                )
-            else:
-                kind, ok = None, False
         except Exception as exc:  # fail closed: a hostile record is a failed step, never a crash
-            failure = type(exc).__name__
-            kind, ok, reason = None, False, f"tclk: record could not be folded ({failure})"
-        steps.append(_fold_step(index, room, seq, kind, ok, reason))
+            reason = f"tclk: record could not be folded ({type(exc).__name__})"
+        if reason is not None:
+            return room, seq, reason, None, None, None
+        return room, seq, None, stamp, line, sender
+
+    def judge(
+        self, state: ContractState | None, checked: Checked
+    ) -> tuple[ContractState | None, str | None, bool, str | None]:
+        """(next state, frame type, ok, reason) of a checked record folded onto `state`."""
+        room, _seq, reason, stamp, line, sender = checked
+        if reason is not None:
+            return state, None, False, reason
+        try:
+            return _after_verify(
+                state, room, stamp, line, sender, self.board_only, self.deal_rooms
+            )
+        except Exception as exc:  # fail closed: a hostile record is a failed step, never a crash
+            return state, None, False, f"tclk: record could not be folded ({type(exc).__name__})"
+
+
+def fold_transcript(records: Iterable[object], room_binding: str = "strict") -> Fold:
+    """Replay records in order into one contract. Never raises on record content.
+
+    `room_binding="strict"` puts post-accept frames in the derived deal room; `"offer-room"`
+    keeps the whole deal on the board (for agents that cannot open new rooms). `RunningFold`
+    gives the same fold of a list that grows, record by record.
+    """
+    scope = _FoldScope(room_binding)
+    check, judge = scope.check, scope.judge
+    state: ContractState | None = None
+    steps: list[FoldStep] = []
+    for index, record in enumerate(records):
+        checked = check(record)
+        state, kind, ok, reason = judge(state, checked)
+        steps.append(_fold_step(index, checked[0], checked[1], kind, ok, reason))
     return Fold(state, tuple(steps))
+
+
+class RunningFold:
+    """`fold_transcript` of a record list that grows, each change costing what it can move.
+
+    A record added at the end costs its one check and one step. One added before the end (a
+    transcript read out of venue order) is checked once too; the records after it are judged
+    again from the states their checks left (no signature checked twice), only as far as the
+    state entering each differs from what entered it before, and the steps after that keep
+    their outcome and only move up one place. `fold()` always equals `fold_transcript` of the
+    records in their current order (property-tested over random records and insertion orders).
+    """
+
+    def __init__(self, records: Iterable[object] = (), room_binding: str = "strict") -> None:
+        self._scope = _FoldScope(room_binding)
+        self._records: list[object] = []
+        self._checks: list[Checked] = []
+        self._after: list[ContractState | None] = []  # the state after each record
+        self._steps: list[FoldStep] = []
+        self._cached: tuple[FoldStep, ...] | None = ()
+        for record in records:
+            self.insert(len(self._records), record)
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+    @property
+    def state(self) -> ContractState | None:
+        return self._after[-1] if self._after else None
+
+    @property
+    def steps(self) -> tuple[FoldStep, ...]:
+        if self._cached is None:
+            self._cached = tuple(self._steps)
+        return self._cached
+
+    @property
+    def last_step(self) -> FoldStep | None:
+        return self._steps[-1] if self._steps else None
+
+    @property
+    def records(self) -> list[object]:
+        """The records in fold order (a copy)."""
+        return list(self._records)
+
+    def signed(self, index: int) -> bool:
+        """Whether record `index`'s signature verified (`verify_transcript_record` ok)."""
+        return self._checks[index][2] is None
+
+    def fold(self) -> Fold:
+        return Fold(self.state, self.steps)
+
+    def append(self, record: object, *, verified: bool = False) -> None:
+        self.insert(len(self._records), record, verified=verified)
+
+    def insert(self, position: int, record: object, *, verified: bool = False) -> None:
+        """Fold `record` in as if it had stood at `position` (0 ..= len) all along.
+
+        `verified`: the caller already has `verify_transcript_record(record)` ok for it, and
+        its signature is not checked again."""
+        count = len(self._records)
+        if not 0 <= position <= count:
+            raise IndexError(f"position {position} is outside 0..{count}")
+        scope = self._scope
+        checked = scope.check(record, verified)
+        entering = self._after[position - 1] if position else None
+        state, kind, ok, reason = scope.judge(entering, checked)
+        self._records.insert(position, record)
+        self._checks.insert(position, checked)
+        self._after.insert(position, state)
+        self._steps.insert(position, _fold_step(position, checked[0], checked[1], kind, ok,
+                                                reason))
+        self._cached = None
+        # What entered each later record before, against what enters it now.
+        before, now = entering, state
+        index = position + 1
+        while index <= count and not (now is before or now == before):
+            old_after = self._after[index]
+            room, seq = self._checks[index][0], self._checks[index][1]
+            now_after, kind, ok, reason = scope.judge(now, self._checks[index])
+            self._after[index] = now_after
+            self._steps[index] = _fold_step(index, room, seq, kind, ok, reason)
+            before, now = old_after, now_after
+            index += 1
+        for later in range(index, count + 1):  # same outcome, one place further on
+            step = self._steps[later]
+            self._steps[later] = _fold_step(later, step.room, step.seq, step.type, step.ok,
+                                            step.reason)
 
 
 # ---------------------------------------------------------------------------------- handshake
@@ -715,6 +843,7 @@ __all__ = [
     "Handshake",
     "NonceViolation",
     "RoomBinding",
+    "RunningFold",
     "TranscriptRecord",
     "VerifyResult",
     "check_nonce_order",

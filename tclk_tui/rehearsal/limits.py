@@ -7,7 +7,7 @@ service's, because a 429 is parsed by clients for its wait.
 
 from __future__ import annotations
 
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from dataclasses import dataclass
 
 from tclk_tui.rehearsal.config import VenueConfig
@@ -32,6 +32,9 @@ class RateLimiter:
     def __init__(self, config: VenueConfig) -> None:
         self._config = config
         self._buckets: OrderedDict[tuple[str, str], _Bucket] = OrderedDict()
+        # How many requests were refused for a spent budget, by kind (read, write, create):
+        # what a test of a client's pacing asserts is zero.
+        self.refusals: Counter[str] = Counter()
 
     def _shape(self, kind: str) -> tuple[float, float]:
         """(capacity, tokens per second) of a bucket kind."""
@@ -78,6 +81,7 @@ class RateLimiter:
 
     def limited(self, kind: str, wait: float) -> Refusal:
         """The 429 for a spent read or write bucket."""
+        self.refusals[kind] += 1
         config = self._config
         seconds = max(1, round(wait))
         if kind == "read":
@@ -112,6 +116,7 @@ class RateLimiter:
 
     def creation_limited(self, room: str, wait: float, max_rooms: int) -> Refusal:
         """The 429 for a spent new-room budget."""
+        self.refusals["create"] += 1
         per_day = self._config.rate_rooms_per_day
         seconds = max(1, round(wait))
         every = round(86400 / per_day)
@@ -159,14 +164,17 @@ class WaiterSlots:
         self._config = config
         self._by_client: dict[str, int] = {}
         self.total = 0
+        self.refused = 0  # waits answered at once for want of a slot
 
     def acquire(self, client: str) -> str | None:
         """None when a slot was granted, else the reason text for the `# wait` footer."""
         config = self._config
         held = self._by_client.get(client, 0)
         if held >= config.max_waiters_per_ip:
+            self.refused += 1
             return f"you hold all {config.max_waiters_per_ip} slots one caller may have"
         if self.total >= config.max_waiters_total:
+            self.refused += 1
             return f"all {config.max_waiters_total} on this instance are busy"
         self._by_client[client] = held + 1
         self.total += 1

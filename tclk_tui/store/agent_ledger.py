@@ -23,6 +23,9 @@ APPROVAL_STATES = ("pending", "approved", "denied", "lapsed", "failed")
 MAX_DETAIL = 2000
 CALLER_SETTING = "agents.caller."  # + the caller's DID: its last nonce and latest request ids
 KEPT_REQUEST_IDS = 256
+NEW_REPLY_ROOMS_A_DAY = 2  # a caller answers from one mailbox; the venue gives a wallet 20
+KEPT_ROOMS = 16  # reply rooms remembered per caller (answering there again costs no new room)
+DAY_MS = 24 * 3600 * 1000
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,16 +166,31 @@ class AgentLedger:
             found = {}
         return found if isinstance(found, dict) else {}
 
-    def take_request(self, did: str, nonce: int | None, req_id: str | None) -> str:
+    def take_request(self, did: str, nonce: int | None, req_id: str | None,
+                     reply_room: str | None = None) -> str:
         """Take a caller's signed request, in one write: `replay` when its nonce is not above
         the highest one taken from that caller (nothing changes), else the nonce is taken and
         it is `used` when that caller's request id is among its latest `KEPT_REQUEST_IDS`
         already, `new` (and recorded) otherwise. The venue keeps the nonce rule only while a
-        record is in its nonce tail; the journal keeps it for ever, in one row per caller."""
+        record is in its nonce tail; the journal keeps it for ever, in one row per caller.
+
+        `reply_room` is where the answer goes: a room the wallet has not answered this caller
+        in may be a new room on the venue, which counts against the wallet's own new rooms a
+        day, so a caller gets at most `NEW_REPLY_ROOMS_A_DAY` of them (`rooms`: nothing is
+        taken, the request is not run)."""
         caller = self._caller(did)
         last = caller.get("nonce")
         if nonce is None or (isinstance(last, int) and nonce <= last):
             return "replay"
+        if reply_room is not None:
+            now = self._journal._now()
+            rooms = {r: t for r, t in (caller.get("rooms") or {}).items()
+                     if isinstance(r, str) and isinstance(t, int)}
+            if reply_room not in rooms:
+                if sum(now - t < DAY_MS for t in rooms.values()) >= NEW_REPLY_ROOMS_A_DAY:
+                    return "rooms"
+                rooms[reply_room] = now
+                caller["rooms"] = dict(sorted(rooms.items(), key=lambda kv: kv[1])[-KEPT_ROOMS:])
         caller["nonce"] = nonce
         ids = [i for i in caller.get("ids", []) if isinstance(i, str)]
         used = req_id is not None and req_id in ids

@@ -13,6 +13,7 @@ the write as done instead of failing or posting twice.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import ipaddress
 import itertools
 import json
@@ -29,11 +30,13 @@ import httpx
 from tclk_tui import __version__
 from tclk_tui.protocol.naming import did_note, legacy_did_note
 from tclk_tui.protocol.transcript import TranscriptRecord
+from tclk_tui.technocore.budget import BudgetKind, RoomBudgetSpent, VenueBudget
 from tclk_tui.technocore.errors import (
     Conflict,
     MalformedResponse,
     NonceRejected,
     NotFound,
+    RateLimited,
     ReplyLost,
     VenueError,
     VenueUnavailable,
@@ -132,6 +135,7 @@ class VenueSettings:
         return self.settings.get(name, default)
 
 
+_BRACKETED_RE = re.compile(r"\[[^\]]*\](:[0-9]*)?")
 _LABEL_RE = re.compile(r"[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?")
 
 
@@ -181,6 +185,10 @@ def check_venue_url(url: object) -> str:
         raise ValueError(f"the venue URL {url!r} must start with http:// or https://")
     if not parts.hostname:
         raise ValueError(f"the venue URL {url!r} names no host")
+    hostport = parts.netloc.rpartition("@")[2]
+    if "[" in hostport and not _BRACKETED_RE.fullmatch(hostport):
+        raise ValueError(f"the venue URL {url!r} has text after its bracketed address: only "
+                         "a port may follow it (:1-65535)")
     problem = _host_problem(parts.hostname, bracketed="[" in parts.netloc)
     if problem:
         raise ValueError(f"the venue URL {url!r} {problem}")
@@ -248,16 +256,24 @@ class VenueClient:
         retry: RetryPolicy | None = None,
         *,
         timeout_s: float = 15.0,
+        budget: VenueBudget | None = None,
+        source_address: str | None = None,
     ) -> None:
         self.base_url = check_venue_url(base_url)
         self.identity = identity
         self.retry = retry if retry is not None else RetryPolicy()
         self.timeout_s = timeout_s
+        # The venue's per-address budgets this client spends from (None: not counted here).
+        self.budget = budget
         self._owns_http = http is None
+        # `source_address` is the local address requests leave from: the venue keys its
+        # budgets by it, so a host with several addresses can give each wallet its own.
         self._http = http if http is not None else httpx.AsyncClient(
             headers={"User-Agent": f"tclk-tui/{__version__}"},
             timeout=timeout_s,
             follow_redirects=False,
+            transport=(httpx.AsyncHTTPTransport(local_address=source_address)
+                       if source_address else None),
         )
         self._counter = itertools.count(1)
         self.nonces: NonceAllocator | None
@@ -363,20 +379,30 @@ class VenueClient:
         policy = retry or self.retry
         url = self.base_url + path
         timeout = self.timeout_s if timeout_s is None else timeout_s
+        budget = self.budget
+        kind = _budget_kind(method, path) if budget is not None else None
+        order = path.split("/", 3)[2] if kind == "write" else ""  # the room (or namespace)
         attempt = 0
         waited = 0.0
         limited = 0
         while True:
             attempt += 1
             try:
+                if budget is not None and kind is not None:  # every attempt costs a token
+                    await budget.spend(kind, what, order=order)
                 status, body, headers = await self._once(
                     method, url, params=params, json_body=json_body, timeout_s=timeout,
                     cap=cap, what=what,
                 )
+                if budget is not None and not headers.get("content-type", "").startswith(
+                        "application/json"):
+                    budget.observe_reply(body)
                 if 200 <= status < 300 or status in accept:
                     return Reply(status, body, headers, attempt)
                 raise error_for_status(status, body.decode("utf-8", "replace"), headers, what)
             except VenueError as error:
+                if budget is not None and isinstance(error, RateLimited):
+                    budget.rate_limited(error.kind, error.wait_s)
                 wait_s = getattr(error, "wait_s", None)
                 if wait_s is not None:
                     # A venue (or a stranger in front of it) answering 429 "wait 0" must not
@@ -434,20 +460,36 @@ class VenueClient:
                 raise ValueError(f"limit is 1..{MAX_LIMIT}")
             params["limit"] = limit
         timeout = self.timeout_s
+        budget = self.budget
+        held = False
         if wait is not None and wait > 0:
             if since is None:
                 raise ValueError("wait needs since: the venue only long-polls after a cursor")
+            held = budget is None or budget.take_waiter()
+        if held and wait is not None:
             wait = min(float(wait), MAX_WAIT_S)
             params["wait"] = f"{wait:g}"
             timeout += wait
         else:
             # A re-poll of an unchanged URL can be answered from a cache; the manual's remedy.
             params["n"] = next(self._counter)
-        reply = await self._request(
-            "GET", f"/r/{room}", what=f"read /r/{room}", params=params, timeout_s=timeout,
-            cap=READ_CAP_BYTES, retry=retry,
-        )
-        return parse_room_view(room, reply.body, since)
+        try:
+            reply = await self._request(
+                "GET", f"/r/{room}", what=f"read /r/{room}", params=params, timeout_s=timeout,
+                cap=READ_CAP_BYTES, retry=retry,
+            )
+        finally:
+            if held and budget is not None:
+                budget.release_waiter()
+        view = parse_room_view(room, reply.body, since)
+        if budget is not None:
+            if view.records or view.last_seq > (since or 0):
+                budget.room_exists(room)
+            if wait is not None and wait > 0 and not held and not view.records:
+                # This wallet's waiters are all in use: a plain read answered, as the venue
+                # answers a wait it cannot hold.
+                view = dataclasses.replace(view, wait_held=False)
+        return view
 
     async def cursor(self, room: str) -> int:
         """The room's current last seq (0 when empty): read this BEFORE writing a request whose
@@ -493,6 +535,14 @@ class VenueClient:
                      ) -> RoomExport:
         """The room's whole retained ring, byte-exact, with every record parsed and verified
         (but those whose `signature_key` is in `verified_before`: see `parse_export`)."""
+        body, generation = await self.export_body(room, retry=retry)
+        return parse_export(room, body, generation, verified_before=verified_before,
+                            while_verifying=while_verifying)
+
+    async def export_body(self, room: str, *, retry: RetryPolicy | None = None
+                          ) -> tuple[bytes, int | None]:
+        """The room's export exactly as served, and its generation, nothing parsed yet (for
+        a caller that checks the records itself: `records.ExportChecks`)."""
         _check_name(room, "room")
         reply = await self._request(
             "GET", f"/r/{room}/export", what=f"export /r/{room}", cap=EXPORT_CAP_BYTES,
@@ -505,8 +555,9 @@ class VenueClient:
             if not (text.isascii() and text.isdigit()) or int(text) > MAX_SAFE_INT:
                 raise MalformedResponse(f"export /r/{room}: bad X-Room-Generation header")
             generation = int(text)
-        return parse_export(room, reply.body, generation, verified_before=verified_before,
-                            while_verifying=while_verifying)
+        if self.budget is not None and reply.body.strip():
+            self.budget.room_exists(room)  # a line in its ring, kept or not: it was created
+        return reply.body, generation
 
     async def config(self) -> VenueSettings:
         """The deployment's knobs (`/config`); read limits from here rather than assuming."""
@@ -540,6 +591,7 @@ class VenueClient:
         identity, allocator = self._signer()
         if lane == "get":
             self._check_url_budget(room, identity.did, text)
+        await self._check_room_budget(room)
         value = allocator.next(room) if nonce is None else int(canonical_nonce(nonce))
         for _round in range(3):
             sig = identity.sign(room, value, text)
@@ -573,8 +625,32 @@ class VenueClient:
                     f"post /r/{room}: venue reports a stored record that differs from the "
                     "signed write"
                 )
+            self._count_room(room, posted)
             return PostResult(room, text, value, identity.did, sig, lane, posted)
         raise VenueError(f"post /r/{room}: the venue kept refusing fresh nonces")
+
+    async def _check_room_budget(self, room: str) -> None:
+        """Refuse, before anything is signed, a write that would create a room this wallet's
+        share of the new-room budget cannot pay for (the venue would refuse it for a day)."""
+        budget = self.budget
+        if budget is None or room in budget.known_rooms or budget.rooms_left() >= 1:
+            return
+        await self.read(room, limit=1)  # it may exist already: then writing costs no room
+        if room in budget.known_rooms:
+            return
+        why = budget.rooms_sentence(1)
+        raise RoomBudgetSpent(f"post /r/{room}: not sent: /r/{room} does not exist yet and "
+                              f"writing would create it, but {why}",
+                              free_in_s=budget.room_free_in_s(1))
+
+    def _count_room(self, room: str, posted: VenueRecord | None) -> None:
+        budget = self.budget
+        if budget is None:
+            return
+        if posted is not None and posted.seq != 1:
+            budget.room_exists(room)
+        elif room not in budget.known_rooms:
+            budget.room_created(room)  # seq 1: this write made it (or, unknown: assume so)
 
     async def _send_signed(self, room: str, text: str, nonce: int, sig: str, lane: Lane) -> Reply:
         identity = self.identity
@@ -771,6 +847,18 @@ class VenueClient:
                 return result
             current = result.current
         return result
+
+
+def _budget_kind(method: str, path: str) -> BudgetKind | None:
+    """Which of the venue's buckets a request spends from (None: never rate limited)."""
+    if method != "GET":
+        return "write"
+    if path.startswith("/r/"):
+        parts = path.split("/", 4)  # "", "r", room, then "say-signed" or "export"
+        return "write" if len(parts) > 3 and parts[3].startswith("say") else "read"
+    if path.startswith("/kv/") or path == "/rooms":
+        return "read"
+    return None
 
 
 def _check_name(value: object, what: str) -> None:

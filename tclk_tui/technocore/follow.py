@@ -135,53 +135,67 @@ class RoomFollower:
     idle_pause_s: float = 0.5
     _failures: int = field(default=0, repr=False)
     _quiet_polls: int = field(default=0, repr=False)
+    _first: bool = field(default=True, repr=False)
+    pause_s: float = field(default=0.0, repr=False)
 
     def __aiter__(self) -> AsyncIterator[FollowEvent]:
         return self._run()
 
     async def _run(self) -> AsyncIterator[FollowEvent]:
-        policy = self.client.retry
-        first = True
         while True:
-            # The first read never waits, so a resumed follower catches up (and sees a rewind or
-            # a gap) at once instead of after a quiet long-poll.
-            waiting = self.cursor is not None and self.wait_s > 0 and not first
-            try:
-                view = await self.client.read(
-                    self.room,
-                    since=self.cursor,
-                    limit=self.limit,
-                    wait=self.wait_s if waiting else None,
-                    retry=ONE_SHOT,
-                )
-            except VenueError as error:
-                if not error.retryable:
-                    raise
-                delay = (
-                    error.wait_s if isinstance(error, RateLimited)
-                    else policy.backoff(self._failures)
-                )
-                self._failures += 1
-                log.log(logging.WARNING if isinstance(error, RateLimited) else logging.INFO,
-                        "follow %s: %s; reading again in %.2f s (failure %d in a row)",
-                        self.room, error_label(error), delay, self._failures)
-                yield Backoff(self.room, error, delay, self._failures)
-                await policy.sleep(delay)
-                continue
-            self._failures = 0
-            first = False
-            for event in await self._absorb(view, waited=waiting):
+            events = await self.step()
+            for event in events:
                 yield event
-            if view.wait_held is False and not view.records:
-                log.info("follow %s: the venue held no long-poll (no free waiter slot): "
-                         "reading again in %g s", self.room, self.wait_s)
-                yield WaitNotHeld(self.room, self.wait_s)
-                await policy.sleep(self.wait_s)
-            elif waiting and view.wait_held is None and not view.records and not view.malformed:
-                # A venue that does not say whether it held the wait cannot be told apart from
-                # one answering at once; a short pause keeps a quiet room from becoming a
-                # tight request loop.
-                await policy.sleep(self.idle_pause_s)
+            if self.pause_s > 0:
+                await self.client.retry.sleep(self.pause_s)
+
+    async def step(self, wait_s: float | None = None) -> list[FollowEvent]:
+        """One read and what it brought. `pause_s` is then how long to sleep before the next
+        read (a Backoff's delay, a refused wait's pause); the iterator sleeps it, a scheduler
+        may decide otherwise. `wait_s` overrides the follower's wait for this one read (0: a
+        plain read), so a scheduler can choose, read by read, which rooms hold a waiting read.
+
+        The first read never waits, so a resumed follower catches up (and sees a rewind or a
+        gap) at once instead of after a quiet long-poll.
+        """
+        policy = self.client.retry
+        wait = self.wait_s if wait_s is None else wait_s
+        waiting = self.cursor is not None and wait > 0 and not self._first
+        self.pause_s = 0.0
+        try:
+            view = await self.client.read(
+                self.room,
+                since=self.cursor,
+                limit=self.limit,
+                wait=wait if waiting else None,
+                retry=ONE_SHOT,
+            )
+        except VenueError as error:
+            if not error.retryable:
+                raise
+            delay = (
+                error.wait_s if isinstance(error, RateLimited)
+                else policy.backoff(self._failures)
+            )
+            self._failures += 1
+            self.pause_s = delay
+            log.log(logging.WARNING if isinstance(error, RateLimited) else logging.INFO,
+                    "follow %s: %s; reading again in %.2f s (failure %d in a row)",
+                    self.room, error_label(error), delay, self._failures)
+            return [Backoff(self.room, error, delay, self._failures)]
+        self._failures = 0
+        self._first = False
+        events = await self._absorb(view, waited=waiting)
+        if view.wait_held is False and not view.records:
+            log.info("follow %s: the venue held no long-poll (no free waiter slot)", self.room)
+            events.append(WaitNotHeld(self.room, self.wait_s))
+            self.pause_s = self.wait_s
+        elif waiting and view.wait_held is None and not view.records and not view.malformed:
+            # A venue that does not say whether it held the wait cannot be told apart from
+            # one answering at once; a short pause keeps a quiet room from becoming a
+            # tight request loop.
+            self.pause_s = self.idle_pause_s
+        return events
 
     async def _absorb(self, view: RoomView, *, waited: bool) -> list[FollowEvent]:
         events: list[FollowEvent] = [

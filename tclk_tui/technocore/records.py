@@ -9,8 +9,10 @@ reason beside the good ones; one bad record never hides the rest of a reply.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable, Container, Iterable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import closing
 from dataclasses import dataclass, field
 
@@ -27,7 +29,7 @@ from tclk_tui.protocol.transcript import (
 from tclk_tui.technocore.errors import MalformedResponse
 from tclk_tui.technocore.identity import MAX_NONCE, MAX_TEXT_CHARS, is_name
 from tclk_tui.technocore.sweep import survives_sweep
-from tclk_tui.technocore.verify import Opener, in_threads
+from tclk_tui.technocore.verify import VERIFY_THREADS, Opener, in_threads
 
 MAX_RAW_REPR = 200
 
@@ -97,6 +99,9 @@ class VenueRecord:
     generation: int | None
     verified: bool
     unverified_reason: str | None = None
+    # The protocol record it was read as, kept when the parse made one (a whole ring is
+    # 20,000 records, each wanted as one by the board and the deals).
+    _transcript: TranscriptRecord | None = field(default=None, compare=False, repr=False)
 
     @property
     def signed(self) -> bool:
@@ -105,6 +110,12 @@ class VenueRecord:
     @property
     def transcript(self) -> TranscriptRecord:
         """The protocol's view of this record, for verification and folding."""
+        kept = self._transcript
+        if (kept is not None and kept.line is self.text and kept.room is self.room
+                and kept.seq == self.seq and kept.timestamp_ms == self.timestamp_ms
+                and kept.sender is self.sender and kept.nonce is self.nonce
+                and kept.signature is self.sig):  # not a copy with a field replaced
+            return kept
         return TranscriptRecord(
             room=self.room,
             seq=self.seq,
@@ -233,7 +244,8 @@ def _venue_record(room: str, message: dict, base: TranscriptRecord, generation: 
             raise RecordError(verdict.reason or "record signature does not verify")
         verified, reason = True, None
     return VenueRecord(room, base.seq, message["ts"], base.timestamp_ms, base.sender, base.line,
-                       base.nonce, base.signature, generation, verified, reason)
+                       base.nonce, base.signature, generation, verified, reason,
+                       base)
 
 
 def parse_record(room: str, message: object, generation: int | None) -> VenueRecord:
@@ -300,7 +312,7 @@ class _Checker:
             self.while_verifying(base)
         verdict: VerifyResult | None = None
         if base.signature is not None:
-            known = signature_key(base) in self.verified_before
+            known = bool(self.verified_before) and signature_key(base) in self.verified_before
             verdict = _VERIFIED if known else opener.verify(base)
         assert isinstance(message, dict)
         try:
@@ -318,7 +330,7 @@ class _Checker:
         opener = Opener()
         outcomes: list[Outcome] = []
         for offset, line in enumerate(lines):
-            if not line.strip():
+            if not line or line.isspace():  # `not line.strip()`, without copying the line
                 continue
             message = _fast_loads(line, texts[offset]) if texts is not None else _SLOW
             if message is _SLOW:
@@ -332,23 +344,28 @@ class _Checker:
         return outcomes
 
 
-def _accept_in_order(
-    chunks: Iterable[list[Outcome]], after: int | None, not_json: list[Malformed],
-) -> tuple[list[VenueRecord], list[Malformed]]:
-    # In venue order, each record's outcome and then the seq order: a record refused for any
-    # reason never moves `previous`, exactly as when each was parsed in turn. Lines that are
-    # not JSON go to `not_json`, in order.
-    records: list[VenueRecord] = []
-    malformed: list[Malformed] = []
-    previous = after
-    for chunk in chunks:
+class InOrder:
+    """What reading a reply's outcomes in venue order keeps and refuses, one chunk at a time:
+    a record refused for any reason never moves the seq order on, exactly as when each was
+    parsed in turn. Records and refusals accumulate; `take` also returns the chunk's records."""
+
+    def __init__(self, after: int | None) -> None:
+        self.after = after
+        self.previous = after
+        self.records: list[VenueRecord] = []
+        self.malformed: list[Malformed] = []  # records refused, in order
+        self.not_json: list[Malformed] = []  # export lines that are not JSON, in order
+
+    def take(self, chunk: Iterable[Outcome]) -> list[VenueRecord]:
+        kept: list[VenueRecord] = []
+        after, previous = self.after, self.previous
         for outcome in chunk:
             if isinstance(outcome, Malformed):
-                not_json.append(outcome)
+                self.not_json.append(outcome)
                 continue
             message, record = outcome
             if isinstance(record, RecordError):
-                malformed.append(Malformed(_short(message), str(record), _raw_seq(message)))
+                self.malformed.append(Malformed(_short(message), str(record), _raw_seq(message)))
                 continue
             if previous is not None and record.seq <= previous:
                 reason = (
@@ -356,11 +373,25 @@ def _accept_in_order(
                     if previous == after
                     else f"record seq {record.seq} does not follow seq {previous}"
                 )
-                malformed.append(Malformed(_short(message), reason, record.seq))
+                self.malformed.append(Malformed(_short(message), reason, record.seq))
                 continue
-            records.append(record)
+            kept.append(record)
             previous = record.seq
-    return records, malformed
+        self.previous = previous
+        self.records.extend(kept)
+        return kept
+
+
+def _accept_in_order(
+    chunks: Iterable[list[Outcome]], after: int | None, not_json: list[Malformed],
+) -> tuple[list[VenueRecord], list[Malformed]]:
+    # In venue order, each record's outcome and then the seq order (see `InOrder`). Lines that
+    # are not JSON go to `not_json`, in order.
+    order = InOrder(after)
+    order.not_json = not_json
+    for chunk in chunks:
+        order.take(chunk)
+    return order.records, order.malformed
 
 
 # Seqs and generations are counters; anything past 2^53 - 1 is a hostile or broken venue (and
@@ -553,20 +584,9 @@ def parse_export(room: str, body: bytes, generation: int | None, *,
     A whole ring is read in chunks of lines on a few threads, each line's JSON, shape and
     signature in turn (see `verify.in_threads`); the outcomes are then taken in venue order,
     so what is kept and refused, and why, is what reading one line after another gives."""
-    malformed: list[Malformed] = []
-    lines = body.split(b"\n")
-    if lines and lines[-1] == b"":
-        lines.pop()
-    elif lines:
-        malformed.append(Malformed(_short(lines.pop().decode("utf-8", "replace")),
-                                   "export ends in a torn line"))
-
-    texts = _decoded_lines(body[:sum(map(len, lines)) + len(lines)])
+    malformed, chunks, count = _export_chunks(body)
     checker = _Checker(room, generation, verified_before, while_verifying)
-    chunks = [(start + 1, lines[start:start + CHUNK],
-               None if texts is None else texts[start:start + CHUNK])
-              for start in range(0, len(lines), CHUNK)]
-    with closing(in_threads(checker.lines, chunks, len(lines))) as checked:
+    with closing(in_threads(checker.lines, chunks, count)) as checked:
         records, bad = _accept_in_order(checked, None, malformed)
     return RoomExport(
         room=room,
@@ -575,3 +595,76 @@ def parse_export(room: str, body: bytes, generation: int | None, *,
         malformed=tuple(malformed + bad),
         raw=body,
     )
+
+
+ExportChunk = tuple[int, Sequence[bytes], Sequence[str] | None]
+
+
+def _export_chunks(body: bytes) -> tuple[list[Malformed], list[ExportChunk], int]:
+    """An export body as chunks of lines (first line number, lines, their texts when the body
+    is all UTF-8), with the torn last line refused, and the number of lines."""
+    malformed: list[Malformed] = []
+    lines = body.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    elif lines:
+        malformed.append(Malformed(_short(lines.pop().decode("utf-8", "replace")),
+                                   "export ends in a torn line"))
+    texts = _decoded_lines(body[:sum(map(len, lines)) + len(lines)])
+    chunks: list[ExportChunk] = [
+        (start + 1, lines[start:start + CHUNK],
+         None if texts is None else texts[start:start + CHUNK])
+        for start in range(0, len(lines), CHUNK)]
+    return malformed, chunks, len(lines)
+
+
+class ExportChecks:
+    """`parse_export`'s per-line work (JSON, shape, signature) on the verify threads, chunk by
+    chunk in an order the caller chooses, each chunk's outcomes awaitable as soon as it is
+    done: a caller may read the newest records first, then fold the whole ring in venue order
+    while the rest is still being checked. `InOrder` then takes the outcomes in venue order,
+    so what is kept and refused, and why, is exactly `parse_export`'s (`torn` first).
+
+    The threads run only between `start` and `close`; `close` cancels chunks not begun."""
+
+    def __init__(self, room: str, body: bytes, generation: int | None, *,
+                 verified_before: Container[SignatureKey] = (),
+                 while_verifying: Callable[[TranscriptRecord], object] | None = None) -> None:
+        self.room = room
+        self.generation = generation
+        self.torn, self._chunks, self.lines = _export_chunks(body)
+        self._offsets = []
+        offset = 0
+        for _start, lines, _texts in self._chunks:
+            self._offsets.append(offset)
+            offset += sum(map(len, lines)) + len(lines)
+        self._checker = _Checker(room, generation, verified_before, while_verifying)
+        self._pool: ThreadPoolExecutor | None = None
+        self._futures: dict[int, Future[list[Outcome]]] = {}
+
+    @property
+    def chunks(self) -> int:
+        return len(self._chunks)
+
+    def chunk_lines(self, index: int) -> int:
+        return len(self._chunks[index][1])
+
+    def line_offset(self, index: int) -> int:
+        """Where chunk `index`'s first line starts in the body."""
+        return self._offsets[index]
+
+    def start(self, order: Sequence[int]) -> None:
+        """Hand every chunk to the verify threads, those in `order` first, in that order."""
+        self._pool = ThreadPoolExecutor(max_workers=VERIFY_THREADS,
+                                        thread_name_prefix="verify")
+        for index in [*order, *(i for i in range(len(self._chunks)) if i not in set(order))]:
+            self._futures[index] = self._pool.submit(self._checker.lines, self._chunks[index])
+
+    async def outcomes(self, index: int) -> list[Outcome]:
+        """Chunk `index`'s outcomes, once its checks are done."""
+        return await asyncio.wrap_future(self._futures[index])
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None

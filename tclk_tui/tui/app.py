@@ -28,6 +28,7 @@ from textual.widget import Widget
 from textual.widgets import Footer, TabbedContent, TabPane
 
 from tclk_tui.engine.events import (
+    Alert,
     BoardChanged,
     DeadlineWarning,
     DealAdvanced,
@@ -77,6 +78,7 @@ from tclk_tui.tui.secret_screen import SecretScreen
 from tclk_tui.tui.themes import DEFAULT_THEME, FALLBACK_THEME, load_themes
 from tclk_tui.tui.transcript_table import TranscriptTable
 from tclk_tui.tui.vault_pane import VaultPane
+from tclk_tui.tui.venue_budget_text import budget_lines
 
 SEVERITY = {"info": "information", "warning": "warning", "error": "error"}
 SEED_WARNING = ("Write this down on paper now and keep it offline. Anyone who reads it can "
@@ -265,6 +267,7 @@ class TclkApp(KeyDesk):
         if self.welcome:
             self.notify(clean_lines(self.welcome), title="welcome", markup=False,
                         timeout=FIRST_RUN_SECONDS)
+        self._show_alerts()  # what was raised while no screen was attached
 
     def _welcome(self) -> None:
         """A new profile: where its secrets are, and a nudge to back up the seed."""
@@ -312,13 +315,16 @@ class TclkApp(KeyDesk):
         """Fold a batch of engine events into one round of widget updates."""
         added: set[str] = set()
         updated: set[str] = set()
+        checking: int | None = None
         board_touched = False
         deals_touched = False
+        alerted = False
         for event in batch:
             self.events_applied += 1
             if isinstance(event, BoardChanged):
                 added.update(event.added)
                 updated.update(event.updated)
+                checking = event.checking if event.checking is not None else checking
                 board_touched = True
             elif isinstance(event, DealAdvanced):
                 deals_touched = True
@@ -327,24 +333,47 @@ class TclkApp(KeyDesk):
                 self._warn_deadline(event)
             elif isinstance(event, VenueStatus):
                 self.show_venue_status(event)
+            elif isinstance(event, Alert):
+                alerted = True
             elif isinstance(event, Notice):
                 self.say(clean(event.text, max_len=400),
                          SEVERITY.get(event.level, "information"))
+        if alerted:
+            self._show_alerts()
         if board_touched:
-            self._board_changed(added, updated - added)
+            self._board_changed(added, updated - added, checking)
         if deals_touched:
             self.refresh_deals()
             if self.active_pane == "vault":
                 self.refresh_vault()
 
+    def _show_alerts(self) -> None:
+        """Ring the bell and show each alert no face has shown yet (the engine raised it while
+        we were away, or just now); each is shown once."""
+        try:
+            alerts = self.wallet.take_alerts()
+        except Exception as exc:
+            self.report("reading the alerts", exc, "warning")
+            return
+        if alerts:
+            self.bell()
+        for alert in alerts:
+            self.say(f"ALERT: {clean(alert.text, max_len=400)}", "warning")
+
     def show_venue_status(self, status: VenueStatus) -> None:
         self.query_one(HeaderBar).show_status(status)
         self.board_pane.show_venue(status, self.wallet.venue_url)
 
-    def _board_changed(self, added: set[str], updated: set[str]) -> None:
+    def _board_changed(self, added: set[str], updated: set[str],
+                       checking: int | None = None) -> None:
         board = self.wallet.board
         pane = self.board_pane
-        if added:
+        requery = bool(added)
+        if checking is not None:
+            # The last check done: the rows shown while checking give way to the board's.
+            requery = requery or (checking == 0 and pane.checking > 0)
+            pane.set_checking(checking)
+        if requery:
             self._schedule_requery()
         elif updated:
             rows = [row for oid in updated if (row := board.get(oid)) is not None]
@@ -362,7 +391,8 @@ class TclkApp(KeyDesk):
 
     def _timed_requery(self) -> None:
         self._requery_timer = None
-        self.requery_board()
+        with _closing_quietly():  # the board may fill while the app is quitting
+            self.requery_board()
 
     def requery_board(self) -> None:
         board = self.wallet.board
@@ -848,7 +878,13 @@ class TclkApp(KeyDesk):
         text = venue_text(status.state).plain
         if status.detail:
             text += f": {clean(status.detail, max_len=400)}"
-        self.say(f"venue {clean(self.wallet.venue_url, max_len=80)}: {text}")
+        try:
+            budget = self.wallet.venue_budget()
+        except Exception as exc:  # an owner gone away: the status still says what it knows
+            budget, text = None, text + f" (budgets unknown: {describe_error(exc)})"
+        lines = budget_lines(budget) if budget is not None else []
+        self.say("\n".join([f"venue {clean(self.wallet.venue_url, max_len=80)}: {text}",
+                            *lines]))
 
     def action_command_palette(self) -> None:
         if self.use_command_palette and not isinstance(self.screen, CommandPalette):

@@ -72,6 +72,7 @@ class BoardPane(Vertical):
         self.board_query = BoardQuery()
         self.total = 0
         self.rejected = 0
+        self.checking = 0  # records of the ring whose checks are not done yet
         self.unreachable_url: str | None = None  # set while the engine says it cannot reach it
 
     def compose(self) -> ComposeResult:
@@ -113,6 +114,13 @@ class BoardPane(Vertical):
             self.total, self.rejected = total, rejected
             self._update_status()
 
+    def set_checking(self, records: int) -> None:
+        """How many of the ring's records are still being checked (rows shown are verified
+        offers; more may come until this is 0)."""
+        if records != self.checking:
+            self.checking = records
+            self._update_status()
+
     def show_venue(self, status: VenueStatus, url: str) -> None:
         """An empty board because the venue cannot be reached is not "no offers match": say
         which venue, from the engine's status (`v` in the app shows its whole sentence)."""
@@ -135,7 +143,9 @@ class BoardPane(Vertical):
     def _update_status(self) -> None:
         shown = self.table.row_count
         arrow = "descending" if self.board_query.descending else "ascending"
-        status = Text(f"{shown:,} shown of {plural(self.total, 'offer')} · sorted by "
+        checking = (f" · {plural(self.checking, 'record')} still being checked"
+                    if self.checking else "")
+        status = Text(f"{shown:,} shown of {plural(self.total, 'offer')}{checking} · sorted by "
                       f"{sort_label(self.board_query.sort)} {arrow}")
         if self.rejected:
             status.append(f" · {self.rejected:,} rejected (! lists)")

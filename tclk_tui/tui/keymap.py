@@ -123,6 +123,9 @@ def load_keymap(path: Path | None, scopes: Mapping[str, Sequence[Binding]],
                                f"the default keys are in use",))
     except tomllib.TOMLDecodeError as exc:
         return KeymapLoad({}, (f"{where}: not valid TOML ({exc}); the default keys are in use",))
+    except RecursionError:
+        return KeymapLoad({}, (f"{where}: not valid TOML (nested too deep); the default keys "
+                               "are in use",))
     return resolve_keymap(dict(_flatten(data)), scopes, fixed, where=where)
 
 

@@ -11,8 +11,9 @@ import asyncio
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Literal, Protocol
 
-from tclk_tui.engine.events import Event, VenueStatus
+from tclk_tui.engine.events import Alert, Event, VenueStatus
 from tclk_tui.engine.gates import GateRequest
+from tclk_tui.engine.venue_budget import VenueBudgetView
 from tclk_tui.engine.views import (
     BoardQuery,
     DealView,
@@ -121,6 +122,10 @@ class WalletPort(Protocol):
 
     @property
     def venue_status(self) -> VenueStatus: ...
+
+    def venue_budget(self) -> VenueBudgetView | None: ...
+
+    def take_alerts(self) -> list[Alert]: ...
 
     @property
     def events(self) -> EventsPort: ...

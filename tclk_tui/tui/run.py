@@ -28,7 +28,9 @@ def _theme_memory(wallet: Any) -> tuple[str | None, Callable[[str], None]]:
 
 
 async def _run_app(wallet: Any, agents: Any = None, *, first_run: bool = False,
-                   welcome: str = "") -> None:
+                   welcome: str = "") -> int:
+    """Run the app until it quits; its exit status: 0, or non-zero after a crash (Textual
+    prints the report and returns, so a shell or a service manager learns of it only here)."""
     from tclk_tui.tui.app import TclkApp
 
     # The board just loaded (up to a whole ring of offers) and lives as long as the app: keep
@@ -42,6 +44,7 @@ async def _run_app(wallet: Any, agents: Any = None, *, first_run: bool = False,
                   first_run=first_run, welcome=welcome)
     with _quit_on_hangup(app):
         await app.run_async()
+    return int(app.return_code or 0)
 
 
 @contextlib.contextmanager
@@ -62,23 +65,23 @@ def _quit_on_hangup(app: Any) -> Iterator[None]:
 
 
 def run_wallet_app(args: argparse.Namespace, open_wallet: Callable[..., Awaitable[Any]],
-                   profile_dir: Path) -> None:
+                   profile_dir: Path) -> int:
     """Attach to the profile's owner when one runs; else own the profile for as long as the
-    app runs, serving the same control socket so other faces attach to this process."""
-    asyncio.run(_attached_or_owner(args, open_wallet, profile_dir))
+    app runs, serving the same control socket so other faces attach to this process. Returns
+    the app's exit status."""
+    return asyncio.run(_attached_or_owner(args, open_wallet, profile_dir))
 
 
 async def _attached_or_owner(args: argparse.Namespace,
                              open_wallet: Callable[..., Awaitable[Any]],
-                             profile_dir: Path) -> None:
+                             profile_dir: Path) -> int:
     from tclk_tui.daemon.remote import RemoteWallet
     from tclk_tui.engine.errors import ProfileBusy
 
     remote = RemoteWallet.attach(profile_dir)
     if remote is None:
         try:
-            await _run_owner(args, open_wallet, profile_dir)
-            return
+            return await _run_owner(args, open_wallet, profile_dir)
         except ProfileBusy:
             # An owner that has not bound its socket yet (starting up): attach once it does.
             remote = await _attach_soon(profile_dir)
@@ -89,7 +92,7 @@ async def _attached_or_owner(args: argparse.Namespace,
     remote.start()
     try:
         # The agents' desk lives in the owner, beside its engine; the app answers it there.
-        await _run_app(remote, RemoteDesk.attach(remote))
+        return await _run_app(remote, RemoteDesk.attach(remote))
     finally:
         await remote.close()
 
@@ -107,7 +110,7 @@ async def _attach_soon(profile_dir: Path, within_s: float = ATTACH_WAIT_S) -> An
 
 
 async def _run_owner(args: argparse.Namespace, open_wallet: Callable[..., Awaitable[Any]],
-                     profile_dir: Path) -> None:
+                     profile_dir: Path) -> int:
     """The engine in this process: the agents' desk beside it, and the control socket (with
     the desk's methods, as a daemon serves them) while the app runs."""
     from tclk_tui.agents.service import agent_methods, serving_agents
@@ -119,28 +122,39 @@ async def _run_owner(args: argparse.Namespace, open_wallet: Callable[..., Awaita
     handler = setup_logging(profile_dir, getattr(args, "log_level", None) or "info",
                             lambda: held_secrets(holder[0]) if holder else ())
     try:
-        wallet = await open_wallet(args, follow=True)
+        # The venue is read behind the app: the board is drawn at once and fills as its ring
+        # is checked.
+        wallet = await open_wallet(args, follow=True, background=True)
         holder.append(wallet)
+        freezer = asyncio.ensure_future(_freeze_once_read(wallet))
         try:
             # The profile's agents: the Approvals pane, the audit trail, the mailbox answered.
             async with serving_agents(wallet) as desk, serve_wallet(
                     wallet, profile_dir, extra=agent_methods(desk, RpcError)):
-                await _run_app(wallet, desk, first_run=wallet.first_run)
+                return await _run_app(wallet, desk, first_run=wallet.first_run)
         finally:
+            freezer.cancel()
             await wallet.close()
     finally:
         remove_logging(handler)
 
 
-def run_demo_app(rail: str = "paper", asset: str = "ETH") -> None:
+async def _freeze_once_read(wallet: Any) -> None:
+    """Once the board's ring is read (up to 20,000 offers, for as long as the app runs), keep
+    it out of later full garbage collections, which would otherwise stall a repaint."""
+    await wallet.rooms.first_read.wait()
+    gc.freeze()
+
+
+def run_demo_app(rail: str = "paper", asset: str = "ETH") -> int:
     from tclk_tui.engine.demo import demo_session
 
-    async def main() -> None:
+    async def main() -> int:
         async with demo_session(rail=rail, asset=asset) as session, \
                 demo_owner(session) as (desk, hint):
-            await _run_app(session.wallet, desk, welcome=hint)
+            return await _run_app(session.wallet, desk, welcome=hint)
 
-    asyncio.run(main())
+    return asyncio.run(main())
 
 
 # An agent the demo grants, so MCP and the Approvals pane can be tried on it: it reads, offers

@@ -97,6 +97,8 @@ def load_theme_file(path: Traversable) -> Theme:
         raise ThemeFileError(f"cannot read: {type(exc).__name__}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ThemeFileError(f"not valid TOML: {exc}") from None
+    except RecursionError:
+        raise ThemeFileError("not valid TOML: nested too deep") from None
     return theme_from_mapping(data)
 
 

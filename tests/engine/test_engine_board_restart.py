@@ -20,15 +20,15 @@ from tests.engine.helpers import Pair, draft
 
 @pytest.fixture
 def exports(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
-    """The rooms every wallet exports while the test runs."""
+    """The rooms every wallet exports while the test runs (every export reads the body)."""
     rooms: list[str] = []
-    original = VenueClient.export
+    original = VenueClient.export_body
 
-    async def export(self: VenueClient, room: str, **kwargs: object):  # type: ignore[no-untyped-def]
+    async def export_body(self: VenueClient, room: str, **kwargs: object):  # type: ignore[no-untyped-def]
         rooms.append(room)
         return await original(self, room, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(VenueClient, "export", export)
+    monkeypatch.setattr(VenueClient, "export_body", export_body)
     yield rooms
 
 

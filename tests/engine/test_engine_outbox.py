@@ -6,14 +6,18 @@ import pytest
 
 from tclk_tui.engine.errors import EngineError
 from tclk_tui.store.rows import OutboxState
+from tclk_tui.technocore.client import VenueClient
 from tests.engine.helpers import Pair
 
 ROOM = "tclk-chatter"
 
 
 async def _noise(pair: Pair, count: int) -> None:
-    for i in range(count):
-        await pair.alice.client.post(ROOM, f"noise line number {i} from alice")
+    """Another writer's lines (Alice's key, outside her wallet's share of the venue's budget:
+    the room's traffic, not the wallet's)."""
+    async with VenueClient(pair.venue.url, pair.alice.identity) as client:
+        for i in range(count):
+            await client.post(ROOM, f"noise line number {i} from alice")
 
 
 async def test_a_landed_line_buried_under_newer_records_is_confirmed_not_reposted(pair: Pair):

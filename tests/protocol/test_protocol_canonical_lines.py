@@ -10,7 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tclk_tui.protocol import canonical_lines, frames
-from tclk_tui.protocol.canonical_lines import GRAMMARS, read_canonical
+from tclk_tui.protocol.canonical import MAX_SAFE_INTEGER, canonical_json
+from tclk_tui.protocol.canonical_lines import GRAMMARS, read_canonical, read_canonical_offer
 from tclk_tui.protocol.codec import (
     MAX_FRAME_CHARS,
     TCLK_PREFIX,
@@ -19,8 +20,9 @@ from tclk_tui.protocol.codec import (
     encode_frame,
 )
 from tclk_tui.protocol.errors import FrameError
+from tclk_tui.protocol.ids import TCLK_DOMAIN
 
-from .test_protocol_frames import GOLDEN, deal_frames, valid_frames
+from .test_protocol_frames import GOLDEN, deal_frames, offers, valid_frames, with_id
 
 ALL_GRAMMARS = [grammar for variants in GRAMMARS.values() for grammar in variants]
 
@@ -42,6 +44,12 @@ def test_field_patterns_are_those_validate_frame_applies() -> None:
     assert canonical_lines.OUTCOME.split("|") == list(frames.OUTCOMES)
     assert canonical_lines._MAX_CHARS == MAX_FRAME_CHARS
     assert canonical_lines._PREFIX == TCLK_PREFIX
+    assert frames.AMOUNT_RE.pattern == canonical_lines.AMOUNT
+    assert frames.ASSET_RE.pattern == canonical_lines.ASSET
+    assert frames.HEX33_RE.pattern == canonical_lines.HEX33
+    assert canonical_lines._DOMAIN == TCLK_DOMAIN
+    assert canonical_lines._MAX_SAFE == MAX_SAFE_INTEGER
+    assert frames.ROLES == ("payer", "payee") and frames.LOCK_KINDS == ("hash", "point")
 
 
 def test_free_text_is_printable_ascii_that_json_reads_verbatim() -> None:
@@ -61,14 +69,55 @@ def test_each_grammar_names_the_keys_its_type_allows_in_canonical_order(grammar:
     assert grammar.pattern.groups == len(grammar.keys)
 
 
-def test_every_golden_deal_frame_takes_the_grammar_and_the_offer_does_not() -> None:
-    for kind, vector in GOLDEN.items():
+def _offer_line(**changes: Any) -> str:
+    """The golden offer without its job, changed, with the id its changed text hashes to."""
+    frame = {key: value for key, value in GOLDEN["offer"]["frame"].items()
+             if key not in ("id", "job")}
+    frame.update(changes)
+    return TCLK_PREFIX + canonical_json(with_id(frame))
+
+
+def test_every_golden_frame_takes_the_grammar_but_an_offer_with_a_job() -> None:
+    for vector in GOLDEN.values():
         fast = read_canonical(vector["line"])
-        if kind == "offer":
-            assert fast is None  # its id is a hash: only the full path checks it
-        else:
-            assert fast == vector["frame"]
-            assert list(fast.items()) == list(decode_frame_reference(vector["line"]).items())
+        if "job" in vector["frame"]:
+            assert fast is None  # its nested object: the full path reads it
+            continue
+        assert fast == vector["frame"]
+        assert list(fast.items()) == list(decode_frame_reference(vector["line"]).items())
+    plain = _offer_line()
+    assert list(read_canonical(plain).items()) == list(decode_frame_reference(plain).items())
+
+
+@given(offers())
+@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
+def test_an_offer_without_a_job_takes_its_grammar_and_decodes_alike(frame: dict[str, Any]) -> None:
+    line = encode_frame(frame)
+    fast = read_canonical_offer(line)
+    if "job" in frame:
+        assert fast is None
+        return
+    assert fast is not None
+    assert list(fast.items()) == list(decode_frame_reference(line).items())
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # each looks canonical and spells a valid id, yet the frame is not an offer
+        _offer_line(claimByMs=2**53, refundAfterMs=2**53 + 1),  # past a safe integer
+        _offer_line(claimByMs=5, refundAfterMs=5),  # claim not before refund
+        _offer_line(lock="point"),  # a point lock without its payment key
+        _offer_line(lock="point", paymentKey="0x02" + "00" * 32),  # not on the curve
+        _offer_line(role="payor"),
+        # a wrong id, and the id's member spelled in another place
+        _offer_line().replace(read_canonical_offer(_offer_line())["id"], "0x" + "0" * 64),
+        _offer_line().replace('"asset":', '"asset" :'),
+    ],
+)
+def test_an_offer_the_grammar_cannot_vouch_for_is_judged_by_the_full_path(line: str) -> None:
+    assert read_canonical_offer(line) is None
+    assert outcome(decode_frame, line) == outcome(decode_frame_reference, line)
 
 
 @pytest.mark.parametrize("grammar", ALL_GRAMMARS, ids=lambda g: f"{g.kind}:{','.join(g.keys)}")

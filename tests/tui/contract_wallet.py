@@ -430,9 +430,17 @@ class ContractWallet:
         self.posted: list[OfferDraft] = []
         self.restored: list[int] = []  # lengths only: the double never keeps a seed either
         self.restoring = 0
+        self.alerts: list = []  # raised by the engine, not yet shown by a face
 
     def now_ms(self) -> int:
         return self.clock()
+
+    def venue_budget(self) -> None:
+        return None  # a double with no venue behind it has no budgets to show
+
+    def take_alerts(self) -> list:
+        taken, self.alerts = self.alerts, []
+        return taken
 
     def validate_offer_draft(self, draft: OfferDraft) -> list[FieldProblem]:
         problems = []

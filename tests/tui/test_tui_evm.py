@@ -90,8 +90,9 @@ async def test_an_evm_deal_in_the_app_reads_as_ether_and_follows_the_chain(
                          "the rail status")
             view = app.deal_room.view
             assert view.status == "unknown" and view.transcript_status == "locked"
-            shown = screen_text(app)
-            assert "UNKNOWN:" in shown and "shows claimed" in shown
+            # The view is set before the pane repaints: wait for the picture, not the model.
+            await settle(pilot, lambda: "UNKNOWN:" in screen_text(app)
+                         and "shows claimed" in screen_text(app), "the warning on screen")
     finally:
         await alice.close()
         await bob.close()
