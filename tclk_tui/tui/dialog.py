@@ -13,6 +13,8 @@ with the wrong result. Here:
   is busy from the moment it is asked (not from when a worker starts, so a second Enter in the
   same burst finds it busy), closes with the call's result, or stays open showing the refusal.
 - `closing` and `busy` are what every button handler checks before it acts.
+- Closing tells the app (`KeyDesk.dialog_closed`), so keys typed into the dialog before it
+  closed do not fall through to the screen underneath.
 """
 
 from __future__ import annotations
@@ -49,6 +51,9 @@ class Dialog(ModalScreen[ScreenResultType]):
             self._kept = (result,)
             return AwaitComplete.nothing()
         self.closing = True
+        closed = getattr(self.app, "dialog_closed", None)  # the app's KeyDesk, when it has one
+        if callable(closed):
+            closed()
         return super().dismiss(result)
 
     @on(ScreenResume)

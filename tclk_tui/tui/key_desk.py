@@ -15,6 +15,10 @@ where the rest go:
 - **Never typing into a confirmation.** A dialog that signs or spends says which keys it
   admits (`admits(event)`, see `DeliberateKeys`): keys typed before it opened, or within a
   reaction time after, are dropped with a bell before they reach any of its fields or buttons.
+- **Never through a dialog that closed.** A key typed while a dialog was open was meant for
+  it; when the dialog closed before the key was handled (Enter twice on Back out), the key is
+  dropped rather than handed to the screen underneath, where the same Enter would open the
+  highlighted offer. Keys typed after it closed go through.
 
 Both rules are applied here, in the app, before Textual hands the key to a screen, because by
 then it is too late: a field has already taken the letter, a button the Enter.
@@ -30,6 +34,7 @@ from textual.message import Message
 from textual.widgets import Input, TextArea
 
 HOLD_LIMIT_S = 1.0
+ALWAYS_THROUGH = frozenset({"ctrl+q"})  # quitting is never a key to hold back
 # Bindings (by id) that open a form taking what is typed after their key.
 TYPE_AHEAD_BINDINGS = frozenset({"board.new_offer"})
 
@@ -48,6 +53,7 @@ class KeyDesk(App[Any]):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._held: list[events.Key] | None = None
+        self._closed_at = float("-inf")  # when a dialog last closed, on the keys' clock
 
     @property
     def holding_keys(self) -> bool:
@@ -75,6 +81,14 @@ class KeyDesk(App[Any]):
                 self.hold_keys()
         await super().on_event(event)
 
+    async def _on_key(self, event: events.Key) -> None:
+        """A key back from the widget it was handed to, for the app's bindings: Textual looks
+        its binding up on the screen active now, so a key handed to a dialog that has closed
+        since would act on the screen underneath. It acted where it was typed, or not at all."""
+        if event.time < self._closed_at and event.key not in ALWAYS_THROUGH:
+            event.prevent_default()  # App's own handler, next in line, looks bindings up
+            event.stop()
+
     async def on_keys_released(self, _message: KeysReleased) -> None:
         held, self._held = self._held or [], None
         for event in held:
@@ -88,7 +102,14 @@ class KeyDesk(App[Any]):
         return (active is not None and active.enabled
                 and active.binding.id in TYPE_AHEAD_BINDINGS)
 
+    def dialog_closed(self) -> None:
+        """A dialog closed: keys typed before now were typed into it."""
+        self._closed_at = Message().time
+
     def _admitted(self, event: events.Key) -> bool:
+        if event.time < self._closed_at and event.key not in ALWAYS_THROUGH:
+            self.bell()
+            return False
         screen = self.screen
         admits = getattr(screen, "admits", None)
         if admits is None or admits(event):

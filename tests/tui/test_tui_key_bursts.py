@@ -285,6 +285,30 @@ async def test_enter_twice_on_a_focused_back_out_closes_the_dialog_once(name):
         assert len(app.screen_stack) == 1
 
 
+async def test_a_key_typed_into_a_dialog_never_acts_on_the_screen_under_it():
+    """On a loaded machine the last keys of a burst into a dialog are handled only once it has
+    closed (Enter twice on Back out, then more); they were typed into the dialog, so one must
+    not act on the board underneath (`a` there opens the accept dialog again). A key typed
+    after the close goes through."""
+    from tclk_tui.tui.accept_screen import AcceptScreen
+
+    app = fuzz_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("a")
+        await wait_for(pilot, lambda: isinstance(app.screen, AcceptScreen))
+        typed = events.Key("a", "a")  # typed while the dialog is open
+        app.screen.dismiss(None)
+        await wait_for(pilot, lambda: app.screen is app.default_screen, what="closed")
+        app.post_message(typed)  # ...and handled only now
+        for _ in range(5):
+            await pilot.pause()
+        assert len(app.screen_stack) == 1, app.screen_stack
+        await pilot.press("a")  # typed on the board
+        await wait_for(pilot, lambda: isinstance(app.screen, AcceptScreen),
+                       what="the highlighted offer's accept dialog")
+
+
 async def test_a_second_dismiss_never_closes_the_dialog_opened_after_it():
     """The gate answers, its result opens the secret; a late second answer from the gate
     must not close the secret it opened."""
