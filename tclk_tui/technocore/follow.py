@@ -187,7 +187,8 @@ class RoomFollower:
         self._first = False
         events = await self._absorb(view, waited=waiting)
         if view.wait_held is False and not view.records:
-            log.info("follow %s: the venue held no long-poll (no free waiter slot)", self.room)
+            log.info("follow %s: the venue held no long-poll (no free waiter slot): "
+                     "reading again in %g s", self.room, self.wait_s)
             events.append(WaitNotHeld(self.room, self.wait_s))
             self.pause_s = self.wait_s
         elif waiting and view.wait_held is None and not view.records and not view.malformed:

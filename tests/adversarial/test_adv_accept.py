@@ -57,7 +57,7 @@ async def test_a_public_accept_landing_before_the_withdrawal_never_locks(pair: P
     Alice's withdrawal does. Mallory's wallet sees her accept first on the board, but the
     withdrawal says a private accept bound the offer: she must not lock."""
     alice, bob = pair.alice, pair.bob
-    mallory = await pair.open("mallory")
+    mallory = await pair.stranger("mallory")
     offer_id = (await alice.post_offer(draft(role="payee", rails="memory"))).deal_id
     await bob.sync()
     await mallory.sync()

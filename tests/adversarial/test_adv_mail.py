@@ -23,7 +23,7 @@ async def test_naming_the_wallet_on_a_panel_buys_a_stranger_no_reads(pair: Pair,
     senders a juror waits for. Such a stranger's unfinished channels must not be read every
     poll: a poll's reads stay bounded whatever it sent."""
     bob = pair.bob
-    mallory = await pair.open("mallory")
+    mallory = await pair.stranger("mallory")
     await mallory.post_offer(draft(rails="memory", panel=f"{mallory.did},{bob.did}"))
     await bob.sync()
     assert mallory.did in bob.mail.expected()
@@ -48,7 +48,7 @@ async def test_a_fake_panelists_flood_before_a_release_costs_a_one_shot_reveal_n
     """The flood lands before the arbiter's release, while no wallet of the payee's runs; its
     first one-shot `reveal` (a fresh process: nothing read before) still claims."""
     carol = await pair.open("carol")
-    mallory = await pair.open("mallory")
+    mallory = await pair.stranger("mallory")
     offer_id, _, _ = await arbitrated_deal(pair, [carol])
     await mallory.post_offer(draft(rails="memory", panel=f"{mallory.did},{pair.bob.did}"))
     for n in range(3 * EXPECTED_READS_PER_POLL):
@@ -68,7 +68,7 @@ async def test_a_flood_after_the_release_does_not_push_the_letter_out_of_the_rea
     that into the payee's mailbox after the arbiter's delivery (while no wallet of the payee's
     runs) must not make the cursor jump over the delivery."""
     carol = await pair.open("carol")
-    mallory = await pair.open("mallory")
+    mallory = await pair.stranger("mallory")
     offer_id, _, _ = await arbitrated_deal(pair, [carol])
     await pair.bob.check_mail()  # the mailbox cursor is past everything before the release
     await carol.referee.refresh()
@@ -111,7 +111,7 @@ async def test_a_panel_naming_the_wallet_holds_no_more_unread_than_a_stranger(pa
     channels of senders only such a panel names are bounded as a stranger's are, per sender
     and in all, so the journal does not grow with what they sent."""
     bob = pair.bob
-    fakes = [await pair.open(f"fake{i}") for i in range(2)]
+    fakes = [await pair.stranger(f"fake{i}") for i in range(2)]
     await fakes[0].post_offer(draft(rails="memory", panel=",".join(
         [f.did for f in fakes] + [bob.did])))
     await bob.sync()
@@ -130,7 +130,7 @@ async def test_a_strangers_dealt_share_never_writes_the_vault(pair: Pair):
     it a share: one such letter per free offer. The share is kept, sealed under a key of this
     wallet's seed, in the journal, never the vault; the juror can still release it."""
     bob = pair.bob
-    mallory = await pair.open("mallory")
+    mallory = await pair.stranger("mallory")
     offer = await mallory.post_offer(draft(rails="memory", panel=f"{mallory.did},{bob.did}"))
     await mallory.referee.refresh()
     await mallory.referee.mint(offer.deal_id)

@@ -27,7 +27,7 @@ async def test_flooding_the_deal_room_past_the_ring_erases_no_vote(venue_factory
                 bob=bob)
     try:
         jurors = [await pair.open(name) for name in ("j1", "j2")]
-        mallory = await pair.open("mallory")
+        mallory = await pair.stranger("mallory")
         offer_id, deal_a, _ = await arbitrated_deal(pair, jurors, lock="point")
         contract = deal_a.state.contract
         for juror, verdict in zip(jurors, ("release", "release"), strict=True):

@@ -65,6 +65,7 @@ class DaemonProcess:
     profile: str
     proc: asyncio.subprocess.Process | None = None
     extra: list[str] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)  # beside cli_env()'s
 
     @property
     def profile_dir(self) -> Path:
@@ -84,7 +85,7 @@ class DaemonProcess:
         with self.stderr_path.open("ab") as stderr:
             self.proc = await asyncio.create_subprocess_exec(
                 *cli_argv(self.venue_url, self.home, self.profile, "daemon", *self.extra),
-                stdout=asyncio.subprocess.DEVNULL, stderr=stderr, env=cli_env())
+                stdout=asyncio.subprocess.DEVNULL, stderr=stderr, env={**cli_env(), **self.env})
         await self.wait_ready()
         return self
 

@@ -21,6 +21,9 @@ from tests.rails.evm.chain import ETHER
 
 OFFER = {"role": "payee", "amount": str(10**16), "asset": "ETH", "rails": "evm-htlc",
          "claim_in_s": "900", "refund_gap_s": "900"}
+# Alice's daemon is the only wallet on this host that creates rooms (bob, the payee, offers on
+# the board): it takes the address's whole new-room budget, enough for the eleven deals.
+ONE_ROOM_MAKER = {"TCLK_VENUE_SHARE": "1"}
 
 
 def _call(daemon: DaemonProcess, method: str, params: dict | None = None):
@@ -54,7 +57,7 @@ async def _accepted_deals(daemon, bob, n: int) -> list[str]:
 
 
 async def _start_crashing(venue, home: Path, crash_at: str) -> asyncio.subprocess.Process:
-    env = {**cli_env(), CRASH_ENV: crash_at}
+    env = {**cli_env(), **ONE_ROOM_MAKER, CRASH_ENV: crash_at}
     return await asyncio.create_subprocess_exec(
         *cli_argv(venue.url, home, "alice", "daemon"), stdout=asyncio.subprocess.DEVNULL,
         stderr=asyncio.subprocess.DEVNULL, env=env)
@@ -65,7 +68,7 @@ async def test_a_kill_mid_send_then_ten_locks_at_once_through_the_daemon(
     save_evm_settings(home / "alice", dataclasses.replace(chain.config))
     save_evm_settings(tmp_path / "bob" / "bob", dataclasses.replace(chain.config))
     bob = await open_wallet(venue.url, tmp_path / "bob", "bob", clock=wall_clock_ms)
-    daemon = DaemonProcess(venue.url, home, "alice")
+    daemon = DaemonProcess(venue.url, home, "alice", env=ONE_ROOM_MAKER)
     # The daemon dies at the first deposit, after sending it and before reading its receipt.
     daemon.proc = await _start_crashing(venue, home, "evm-deposit-sent")
     try:

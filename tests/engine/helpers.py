@@ -107,6 +107,13 @@ class Pair:
         self.extra.append(wallet)
         return wallet
 
+    async def stranger(self, profile: str) -> Wallet:
+        """A stranger's wallet: its client keeps no share of the venue's budgets, since an
+        attacker writes from as many addresses as it likes and at the venue's own pace."""
+        wallet = await self.open(profile)
+        wallet.client.budget = None
+        return wallet
+
     async def reopen(self, name: str) -> Wallet:
         """Close the named wallet and open its profile again on the same data dir."""
         old: Wallet = getattr(self, name)
