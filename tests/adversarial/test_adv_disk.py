@@ -88,6 +88,7 @@ async def test_a_full_disk_under_any_command_is_the_journals_refusal(pair: Pair,
     def full(*args, **kwargs):
         raise sqlite3.OperationalError("database or disk is full")
 
+    await carol.referee.refresh()  # the case's contract known, so the code is the contract's
     code = carol.referee.request_withhold(offer_id).confirm_code
     monkeypatch.setattr(carol.journal, "set_setting", full)
     monkeypatch.setattr(carol.journal, "set_object_setting", full)
