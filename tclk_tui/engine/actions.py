@@ -106,7 +106,12 @@ OTHER_GATES: Final[tuple[Gate, ...]] = (
     Gate("arbiter-release", "release", "confirm", "Release to the payee, sealed"),
     Gate("arbiter-split", "split", "yes"),
     Gate("arbiter-combine", "combine", "yes"),
-    Gate("vote-commit", "commit-vote", "yes"),
+    Gate("vote-commit", "commit-vote", "yes", "Make a vote commitment and its salt"),
+    Gate("arbiter-mint", "mint", "yes", "Publish the statement (mint)"),
+    Gate("arbiter-withhold", "withhold", "confirm", "Withhold, for good"),
+    # One command asks both: `vote` commits a verdict in the deal room, `vote --open` opens it.
+    Gate("vote-post", "vote", "yes", "Commit a vote in the deal room"),
+    Gate("vote-open", "vote", "yes", "Open this wallet's vote"),
 )
 
 ACTIONS: Final[Mapping[str, Action]] = types.MappingProxyType(

@@ -12,6 +12,7 @@ board line beside the offer, the secret or share being durable in the vault firs
 Then the console watches the deal (the fold of its board and deal-room records, the lock checked
 on the rail) and either releases, a gated action sealed to the payee's mailbox, or withholds and
 lets the deadline refund the payer. Jurors may also run a commit-reveal round in the deal room.
+Minting, withholding and the round's two posts are gates too (`referee_gates`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import secrets as _secrets
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from tclk_tui.engine import referee_gates
 from tclk_tui.engine.arbitration import commit_vote
 from tclk_tui.engine.deal import _ms_text, short
 from tclk_tui.engine.errors import EngineError
@@ -106,6 +108,12 @@ class RefereeDesk:
         # offer id -> (ref, verified, what the rail said, the status it was asked at)
         self._locks: dict[str, tuple[str, bool, str, str]] = {}
         self._members: tuple[int, frozenset[str]] = (-1, frozenset())  # board size, panels
+        # offer id -> the jurors a hash-lock dealer cannot seal to yet, from the last refresh
+        self._notes_missing: dict[str, tuple[str, ...]] = {}
+
+    @property
+    def wallet(self) -> Wallet:
+        return self._w
 
     # -- what the journal remembers ----------------------------------------------------------
 
@@ -236,7 +244,34 @@ class RefereeDesk:
                                                   or offer_id not in self._locks
                                                   or self._locks[offer_id][3] != state.status):
                 await self._check_lock(offer_id, state, state.rail, state.rail_ref)
+            if state.status == "proposed" and self._deals_shares(offer_id):
+                self._notes_missing[offer_id] = await self._unsealable(offer_id)
         return self.cases()
+
+    async def _unsealable(self, offer_id: str) -> tuple[str, ...]:
+        """The other jurors whose DID note carries no record this wallet can seal to."""
+        _, _, panel = self._state(offer_id)
+        missing = []
+        for juror in panel.members[1:]:
+            try:
+                await self._w.mail.peer_record(juror)
+            except EngineError:
+                missing.append(juror)
+        return tuple(missing)
+
+    def _deals_shares(self, offer_id: str) -> bool:
+        _, offer, panel = self._state(offer_id)
+        return panel.kind == "committee" and offer["lock"] == "hash" and \
+            panel.dealer == self._w.did
+
+    def mints(self, offer_id: str) -> bool:
+        """Whether this wallet publishes a statement for the case (not a hash juror's share)."""
+        _, offer, panel = self._state(offer_id)
+        return self._mints(offer, panel)
+
+    def missing_notes(self, offer_id: str) -> tuple[str, ...] | None:
+        """Jurors a dealer cannot seal to, as the last refresh found (None: not checked)."""
+        return self._notes_missing.get(offer_id)
 
     async def _check_lock(self, offer_id: str, state: ContractState, rail_id: str,
                           ref: str) -> None:
@@ -267,11 +302,12 @@ class RefereeDesk:
 
     async def mint(self, offer_id: str) -> CaseView:
         """Publish our statement or share point for a case (the secret durable first)."""
-        state, offer, panel = self._state(offer_id)
-        if state.status != "proposed":
-            raise EngineError(f"the offer is {state.status}: too late to mint for it")
+        _, offer, panel = self._state(offer_id)
         if self._w.did in self._w.board.panel_lines(offer_id):
             return self.case(offer_id)
+        blockers = referee_gates.mint_blockers(self, offer_id)
+        if blockers:
+            raise EngineError("; ".join(blockers))
         vault, nonce = self._w.vault, offer["nonce"]
         try:
             if panel.kind == "arbiter" and offer["lock"] == "hash":
@@ -280,18 +316,20 @@ class RefereeDesk:
             elif offer["lock"] == "point":  # the arbiter's witness, or this juror's share
                 statement = point_lock_from_witness(
                     "0x" + vault.derive_witness(offer_id, nonce).hex()).statement
-            elif panel.dealer == self._w.did:
-                statement = await self._deal_hash_shares(offer, panel)
             else:
-                raise EngineError("in a hash-lock committee only the first juror deals; this "
-                                  "juror's share arrives sealed from the dealer")
+                statement = await self._deal_hash_shares(offer, panel)
         except (TclkError, ValueError) as exc:
             raise EngineError(f"cannot mint for this offer: {exc}") from None
         await self._w.outbox.publish(OFFER_ROOM, encode_statement(offer_id, statement))
         return self.case(offer_id)
 
     async def _deal_hash_shares(self, offer: dict, panel: Panel) -> str:
-        """Split a fresh preimage, seal each juror its share, keep ours, forget the preimage."""
+        """Split a fresh preimage, seal each juror its share, keep ours, forget the preimage.
+        Every juror must be reachable before the first share goes out."""
+        missing = await self._unsealable(offer["id"])
+        self._notes_missing[offer["id"]] = missing
+        if missing:
+            raise EngineError(referee_gates.missing_notes_text(self, offer["id"], missing))
         lock = generate_hash_lock()
         shares = split_secret(lock.preimage, len(panel.members))
         for juror, share in zip(panel.members[1:], shares[1:], strict=True):
@@ -366,13 +404,23 @@ class RefereeDesk:
                                       f"{self.case(request.deal_id).what} to the payee"))
         return self.case(request.deal_id)
 
-    def withhold(self, offer_id: str) -> CaseView:
-        """Decide not to release: the payer refunds on the rail once refundAfterMs passes."""
-        view = self.case(offer_id)
-        if view.decision == "released":
-            raise EngineError("already released: a released secret cannot be taken back")
+    def request_withhold(self, offer_id: str) -> GateRequest:
+        return referee_gates.request_withhold(self, offer_id)
+
+    def confirm_withhold(self, request: GateRequest, typed_code: str = "") -> CaseView:
+        """Decide not to release, for good: the payer refunds once refundAfterMs passes."""
+        return referee_gates.confirm_withhold(self, request, typed_code)
+
+    def record_withheld(self, offer_id: str) -> CaseView:
+        """The decision, journaled; only `confirm_withhold` (its gate checked) calls this."""
         self._set_meta(offer_id, decision="withheld")
-        return replace(view, decision="withheld")
+        return replace(self.case(offer_id), decision="withheld")
+
+    def request_mint(self, offer_id: str) -> GateRequest:
+        return referee_gates.request_mint(self, offer_id)
+
+    async def confirm_mint(self, request: GateRequest) -> CaseView:
+        return await referee_gates.confirm_mint(self, request)
 
     # -- the commit-reveal round -------------------------------------------------------------
 
@@ -385,6 +433,26 @@ class RefereeDesk:
         if view is None:
             raise EngineError("this case's offer names no panel: it has no vote round")
         return view
+
+    def has_committed(self, contract: str) -> bool:
+        return self._w.vault.backend.get(VOTE_ENTRY + contract) is not None
+
+    def committed_verdict(self, contract: str) -> str | None:
+        """The verdict this wallet committed to (shown before it is opened; never the salt)."""
+        raw = self._w.vault.backend.get(VOTE_ENTRY + contract)
+        return None if raw is None else bytes(raw).decode().partition(" ")[2]
+
+    def request_commit(self, offer_id: str, verdict: str) -> GateRequest:
+        return referee_gates.request_commit(self, offer_id, verdict)
+
+    async def confirm_commit(self, request: GateRequest, verdict: str) -> RoundView:
+        return await referee_gates.confirm_commit(self, request, verdict)
+
+    def request_open(self, offer_id: str) -> GateRequest:
+        return referee_gates.request_open(self, offer_id)
+
+    async def confirm_open(self, request: GateRequest) -> RoundView:
+        return await referee_gates.confirm_open(self, request)
 
     async def commit(self, offer_id: str, verdict: str) -> RoundView:
         state, _, _ = self._state(offer_id)

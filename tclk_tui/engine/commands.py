@@ -676,7 +676,13 @@ def _case_list(views: list[Any]) -> dict[str, Any]:
 
 async def _mint(wallet: Wallet, p: dict[str, Any]) -> Any:
     await wallet.referee.refresh()
-    return await wallet.referee.mint(_case_id(wallet, p["offer"]))
+    request = wallet.referee.request_mint(_case_id(wallet, p["offer"]))
+    if not p["yes"]:
+        return Unconfirmed(request)
+    try:
+        return await wallet.referee.confirm_mint(request)
+    except GateRefused as exc:
+        raise _gate_refusal(MINT, request, exc) from None
 
 
 async def _release(wallet: Wallet, p: dict[str, Any]) -> Any:
@@ -694,17 +700,31 @@ async def _release(wallet: Wallet, p: dict[str, Any]) -> Any:
 
 async def _withhold(wallet: Wallet, p: dict[str, Any]) -> Any:
     await wallet.referee.refresh()
-    return wallet.referee.withhold(_case_id(wallet, p["offer"]))
+    request = wallet.referee.request_withhold(_case_id(wallet, p["offer"]))
+    if not p["confirm"]:
+        return Unconfirmed(request)
+    _check_code(WITHHOLD, request, p["confirm"])
+    try:
+        return wallet.referee.confirm_withhold(request, p["confirm"])
+    except GateRefused as exc:
+        raise _gate_refusal(WITHHOLD, request, exc) from None
 
 
 async def _vote(wallet: Wallet, p: dict[str, Any]) -> Any:
     await wallet.referee.refresh()
     offer_id = _case_id(wallet, p["offer"])
-    if p["open"]:
-        return await wallet.referee.open_vote(offer_id)
-    if not p["verdict"]:
+    desk = wallet.referee
+    if not p["open"] and not p["verdict"]:
         raise CommandError("usage", "vote needs a verdict to commit (or open to open it)")
-    return await wallet.referee.commit(offer_id, p["verdict"])
+    request = (desk.request_open(offer_id) if p["open"]
+               else desk.request_commit(offer_id, p["verdict"]))
+    if not p["yes"]:
+        return Unconfirmed(request)
+    try:
+        return (await desk.confirm_open(request) if p["open"]
+                else await desk.confirm_commit(request, p["verdict"]))
+    except GateRefused as exc:
+        raise _gate_refusal(VOTE, request, exc) from None
 
 
 async def _round(wallet: Wallet, p: dict[str, Any]) -> Any:
@@ -942,24 +962,30 @@ CASES = Command(
     "{cases: [{offer_id, role, index, panel, what, status, contract, payer, payee, minted, "
     "held, decision, lock_verified, lock_detail, ...}]}", gated=False, run=_cases,
     wire=_case_list)
+_CASE_GATED = ("the case with performed: true; unconfirmed, {performed: false, gate: {...}} "
+               "as for lock")
 MINT = Command(
-    "mint", "publish this referee's statement (or juror share point) for a case", (_CASE,),
-    "the case", gated=False, run=_mint, wire=_case)
+    "mint", "publish this referee's statement (or juror share point) for a case",
+    (_CASE, _YES), _CASE_GATED, run=_mint, wire=_case, **gating("mint"))
 RELEASE = Command(
     "release", "release a case's secret (or this juror's share) sealed to the payee",
     (_CASE, Param("confirm", str, "the first 4 hex of the contract id, typed to confirm",
                   metavar="HEX4")),
     _GATED_RESULT, run=_release, wire=_case, **gating("release"))
 WITHHOLD = Command(
-    "withhold", "decide not to release a case: the payer refunds after the deadline",
-    (_CASE,), "the case", gated=False, run=_withhold, wire=_case)
+    "withhold", "decide, for good, not to release a case: the payer refunds after the deadline",
+    (_CASE, Param("confirm", str, "the first 4 hex of the contract id (of the offer id before "
+                  "the accept), typed to confirm", metavar="HEX4")),
+    _CASE_GATED, run=_withhold, wire=_case, **gating("withhold"))
 VOTE = Command(
     "vote", "commit a verdict in a case's vote round, or open the committed one",
     (_CASE, Param("verdict", str, "the verdict to commit, e.g. release"),
      Param("open", bool, "open this wallet's commitment (once every juror committed or the "
-           "round's deadline passed)", default=False)),
+           "round's deadline passed)", default=False),
+     _YES),
     "the round {contract, deadline_ms, jurors, counts, problems, all_committed, "
-    "commit_closed}", gated=False, run=_vote, wire=_to_dict)
+    "commit_closed} with performed: true; unconfirmed, {performed: false, gate: {...}}",
+    run=_vote, wire=_to_dict, **gating("vote"))
 ROUND = Command(
     "round", "a case's commit-reveal round as its deal room's signed records say", (_CASE,),
     "{contract, deadline_ms, jurors: [{did, index, committed, opened, verdict, flags}], "

@@ -12,17 +12,17 @@ from collections.abc import Awaitable, Callable
 from typing import ClassVar
 
 from rich.text import Text
-from textual import events, on, work
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Select, Static
 
 from tclk_tui.engine.views import DealView, OfferRow
 from tclk_tui.engine.words import rail_choice
 from tclk_tui.tui.calm_button import CalmButton
 from tclk_tui.tui.deliberate import DeliberateKeys
+from tclk_tui.tui.dialog import Dialog
 from tclk_tui.tui.errors import describe_error
 from tclk_tui.tui.offer_detail import offer_detail_text, raw_line_text
 from tclk_tui.tui.safe import literal
@@ -50,7 +50,7 @@ def rail_options(rails: tuple[str, ...]) -> list[tuple[Text, str]]:
             *((literal(rail_choice(rail)), rail) for rail in rails)]
 
 
-class AcceptScreen(DeliberateKeys, ModalScreen[DealView | None]):
+class AcceptScreen(DeliberateKeys, Dialog[DealView | None]):
     TICK_SECONDS = 1.0
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -83,7 +83,6 @@ class AcceptScreen(DeliberateKeys, ModalScreen[DealView | None]):
         self._clock_ms = clock_ms
         self._accept = accept
         self._row_source = row_source
-        self.busy = False
         self.error: str | None = None
         # Why the offer cannot be accepted any more (None while it is open).
         self.closed: str | None = None
@@ -150,13 +149,13 @@ class AcceptScreen(DeliberateKeys, ModalScreen[DealView | None]):
             box.update(raw_line_text(self.row.line, width))
 
     def _sync(self) -> None:
-        self.query_one("#accept-ok", Button).disabled = self.busy or self.closed is not None
+        self.query_one("#accept-ok", Button).disabled = not self.idle or self.closed is not None
         self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The footer shows `y` dimmed while Accept is off."""
         if action == "accept":
-            return None if self.busy or self.closed is not None else True
+            return None if not self.idle or self.closed is not None else True
         return True
 
     @property
@@ -171,21 +170,14 @@ class AcceptScreen(DeliberateKeys, ModalScreen[DealView | None]):
 
     @on(Button.Pressed, "#accept-ok")
     def action_accept(self) -> None:
-        if not self.busy and self.closed is None:
-            self._send(self.rail)
+        if self.closed is None:
+            rail = self.rail
+            self.answer(lambda: self._accept(rail), self._refused)
 
-    @work(exclusive=True, group="accept")
-    async def _send(self, rail: str | None) -> None:
-        self.busy = True
+    def _refused(self, exc: BaseException) -> None:
+        self.error = describe_error(exc)
+        self.query_one("#accept-error", Static).update(
+            Text.assemble(Text("Not accepted: ", style="bold"), literal(self.error)))
+
+    def busy_changed(self) -> None:
         self._sync()
-        try:
-            view = await self._accept(rail)
-        except Exception as exc:
-            self.busy = False
-            self._sync()
-            self.error = describe_error(exc)
-            self.query_one("#accept-error", Static).update(
-                Text.assemble(Text("Not accepted: ", style="bold"), literal(self.error)))
-            return
-        self.busy = False
-        self.dismiss(view)

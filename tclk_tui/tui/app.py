@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from textual import on, work
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.command import CommandPalette
 from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.theme import Theme
@@ -36,13 +37,16 @@ from tclk_tui.engine.events import (
     VenueStatus,
 )
 from tclk_tui.engine.gates import GateRefused, GateRequest
+from tclk_tui.engine.inert import clean_lines
 from tclk_tui.engine.views import DealView, HeldSecret, OfferRow
 from tclk_tui.engine.words import plain_words
 from tclk_tui.tui.accept_screen import AcceptScreen
 from tclk_tui.tui.approvals_pane import ApprovalsPane
+from tclk_tui.tui.arb_cases import CasesForm
 from tclk_tui.tui.arbitration_pane import SECTIONS, ArbitrationPane
 from tclk_tui.tui.board_filter import SORT_COLUMNS, sort_by
 from tclk_tui.tui.board_pane import BoardPane
+from tclk_tui.tui.calm_palette import CalmPalette
 from tclk_tui.tui.commands import PaletteCommand, TclkCommands, engine_command
 from tclk_tui.tui.deal_room import ACTION_LABELS, GATED_ACTIONS, DealRoomPane
 from tclk_tui.tui.deny_screen import DenyScreen
@@ -51,6 +55,7 @@ from tclk_tui.tui.formatting import LEVEL_LABEL, countdown, short_hex, venue_tex
 from tclk_tui.tui.gate_screen import GateScreen
 from tclk_tui.tui.header_bar import HeaderBar
 from tclk_tui.tui.help_screen import HelpScreen, HelpSection
+from tclk_tui.tui.key_desk import KeyDesk
 from tclk_tui.tui.key_scopes import (
     APP_BINDINGS,
     binding_scopes,
@@ -97,7 +102,7 @@ def _closing_quietly() -> Iterator[None]:
         return
 
 
-class TclkApp(App[None]):
+class TclkApp(KeyDesk):
     TITLE = "tclk-tui"
     CSS_PATH = "app.tcss"
     COMMANDS: ClassVar[set[Any]] = {TclkCommands}
@@ -111,9 +116,10 @@ class TclkApp(App[None]):
                  on_theme_change: Callable[[str], None] | None = None,
                  themes_dir: Path | None = None, agents: Any = None,
                  keymap_file: Path | None = None, user_themes_dir: Path | None = None,
-                 first_run: bool = False) -> None:
+                 first_run: bool = False, welcome: str = "") -> None:
         super().__init__()
         self.first_run = first_run
+        self.welcome = welcome  # said once the app is up (the demo: how to reach it)
         # The operator's keymap file (`keymap.toml` in the config folder), when given: what
         # can be applied safely is, every other entry is reported once the app is up.
         loaded_keys = load_keymap(keymap_file, binding_scopes(), fixed_ids())
@@ -217,6 +223,7 @@ class TclkApp(App[None]):
         still waits for an answer. Textual gives focus back where it was when it closes."""
         if self.screen is not self.default_screen:
             self.say("close the dialog first", "warning")
+            self.release_keys()  # a key that asked for this dialog held the keys after it
             return False
         self.push_screen(screen, callback)
         return True
@@ -257,6 +264,9 @@ class TclkApp(App[None]):
             self.say(f"keymap: {clean(problem, max_len=300)}", "warning")
         if self.first_run:
             self._welcome()
+        if self.welcome:
+            self.notify(clean_lines(self.welcome), title="welcome", markup=False,
+                        timeout=FIRST_RUN_SECONDS)
         self._show_alerts()  # what was raised while no screen was attached
 
     def _welcome(self) -> None:
@@ -811,9 +821,10 @@ class TclkApp(App[None]):
         # Focus is a convenience; a pane without its target widget is harmless. It moves at
         # once (Widget.focus waits for the next message), so the next key of a burst such as
         # "3b" already reaches the pane it switched to.
-        with contextlib.suppress(NoMatches):
-            if pane is not None:
-                self.screen.set_focus(self.query_one(pane.focus))
+        for selector in pane.focus if pane is not None else ():
+            with contextlib.suppress(NoMatches):
+                self.screen.set_focus(self.query_one(selector))
+                return
 
     def _theme_changed(self, theme: Theme) -> None:
         self.say(f"Theme: {clean(theme.name, max_len=40)}")
@@ -843,6 +854,8 @@ class TclkApp(App[None]):
             ("Offers board", bindings_of(BoardPane, OfferTable)),
             ("Deal room (only the actions valid now are active)", bindings_of(DealRoomPane)),
             ("Vault", bindings_of(VaultPane)),
+            ("Arbiter: cases (deals naming this wallet as arbiter or juror)",
+             bindings_of(CasesForm)),
             *([(f"Approvals ({self.keys_display(approvals.binding())}): agents' calls waiting "
                 f"for you", bindings_of(ApprovalsPane))] if "approvals" in shown else []),
             # Dialogs' keys are fixed (key_scopes.fixed_ids): a confirm key is guarded, so
@@ -872,6 +885,10 @@ class TclkApp(App[None]):
         lines = budget_lines(budget) if budget is not None else []
         self.say("\n".join([f"venue {clean(self.wallet.venue_url, max_len=80)}: {text}",
                             *lines]))
+
+    def action_command_palette(self) -> None:
+        if self.use_command_palette and not isinstance(self.screen, CommandPalette):
+            self.push_screen(CalmPalette(id="--command-palette"))
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):

@@ -2,26 +2,33 @@
 
 Every fact shown is the engine's (`wallet.referee`): the fold's status, whether our statement or
 share point is on the board, whether the vault holds what we would release, the lock as the rail
-reports it. Release goes through the gate modal, which re-asks the engine every second; withhold
-is one key with no secret involved. The round view reads the deal room's signed vote records.
+reports it. The list reads the venue again by itself every `REFRESH_S` while it is on screen, so
+a case's fold or lock changing shows without a key.
+
+Every act is a key (listed in the footer and in `?`) that opens the gate modal with the facts
+the engine states: mint, release and withhold (these two with the contract's code, since
+neither can be taken back), commit a vote (the verdict typed in the field below the case; Enter
+there opens its gate) and open it. The round view reads the deal room's signed vote records.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import Button, DataTable, Input, Static
+from textual.widgets import DataTable, Input, Static
 
 from tclk_tui.engine.gates import GateRequest
-from tclk_tui.tui.calm_button import CalmButton
 from tclk_tui.tui.calm_input import CalmInput
 from tclk_tui.tui.errors import describe_error
 from tclk_tui.tui.formatting import short_did
 from tclk_tui.tui.gate_screen import GateScreen
+from tclk_tui.tui.marks import PROBLEM
 from tclk_tui.tui.safe import literal
 
 COLUMNS = ("offer", "I am", "status", "statement", "holds", "decision", "lock on rail")
@@ -67,26 +74,37 @@ def round_text(view: Any) -> Text:
         out.append_text(literal(state, max_len=80))
         for flag in juror.flags:
             out.append("  [")
-            out.append_text(literal(flag, max_len=60, style="bold"))
+            out.append_text(literal(flag, max_len=60, style=PROBLEM))
             out.append("]")
         out.append("\n")
     counts = ", ".join(f"{v}: {n}" for v, n in view.counts.items())
     out.append("tally: ")
     out.append_text(literal(counts or "no opened votes yet", max_len=200))
     for problem in view.problems:
-        out.append("\nproblem: ", style="bold")
+        out.append("\nproblem: ", style=PROBLEM)
         out.append_text(literal(problem, max_len=200))
     return out
 
 
 class CasesForm(Vertical):
+    REFRESH_S = 10.0
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("g", "refresh", "Refresh", id="cases.refresh"),
+        Binding("m", "mint", "Mint…", id="cases.mint"),
+        Binding("r", "release", "Release…", id="cases.release"),
+        Binding("w", "withhold", "Withhold…", id="cases.withhold"),
+        Binding("c", "commit", "Commit vote…", id="cases.commit"),
+        Binding("o", "open_vote", "Open vote…", id="cases.open"),
+    ]
+
     DEFAULT_CSS = """
     CasesForm { height: 1fr; }
-    CasesForm #cases-buttons, CasesForm #round-buttons { height: 1; }
-    CasesForm CalmButton { margin-right: 1; }
+    CasesForm #round-row { height: 1; }
+    CasesForm #round-label { width: 9; }
     CasesForm #cases-table { height: 8; }
     CasesForm #case-detail { height: auto; max-height: 5; }
-    CasesForm #round-verdict { width: 24; }
+    CasesForm #round-verdict { width: 1fr; }
     CasesForm #round-scroll { height: 1fr; }
     """
 
@@ -97,18 +115,12 @@ class CasesForm(Vertical):
         self.selected: str | None = None
 
     def compose(self) -> ComposeResult:
-        with Horizontal(id="cases-buttons"):
-            yield CalmButton("Refresh", id="cases-refresh", compact=True)
-            yield CalmButton("Mint statement", id="cases-mint", compact=True)
-            yield CalmButton("Release…", id="cases-release", compact=True, variant="warning")
-            yield CalmButton("Withhold", id="cases-withhold", compact=True)
         yield DataTable(id="cases-table", cursor_type="row", zebra_stripes=True)
         yield Static(Text(NO_CASES), id="case-detail")
-        with Horizontal(id="round-buttons"):
-            yield CalmInput(placeholder="verdict, e.g. release", id="round-verdict",
-                            compact=True)
-            yield CalmButton("Commit vote", id="round-commit", compact=True)
-            yield CalmButton("Open vote", id="round-open", compact=True)
+        with Horizontal(id="round-row"):
+            yield Static(Text("verdict"), id="round-label")
+            yield CalmInput(placeholder="to commit, e.g. release; enter opens its dialog",
+                            id="round-verdict", compact=True)
         with VerticalScroll(id="round-scroll"):
             yield Static(Text(""), id="round-text")
 
@@ -116,6 +128,7 @@ class CasesForm(Vertical):
         table = self.query_one("#cases-table", DataTable)
         table.add_columns(*COLUMNS)
         self.show(self._safe(self._referee.cases) or [])
+        self.set_interval(self.REFRESH_S, self._refresh_if_shown)
 
     def _safe(self, call, *args):
         try:
@@ -127,7 +140,7 @@ class CasesForm(Vertical):
     def _say(self, exc: BaseException | str) -> None:
         text = exc if isinstance(exc, str) else describe_error(exc)
         self.query_one("#case-detail", Static).update(
-            Text.assemble(Text("refused: ", style="bold"), literal(text, max_len=300)))
+            Text.assemble(Text("refused: ", style=PROBLEM), literal(text, max_len=300)))
 
     # -- the list -----------------------------------------------------------------------------
 
@@ -143,6 +156,7 @@ class CasesForm(Vertical):
         if self.selected is not None:
             table.move_cursor(row=ids.index(self.selected))
         self._show_selected()
+        self.refresh_bindings()
 
     def _show_selected(self) -> None:
         detail = self.query_one("#case-detail", Static)
@@ -167,63 +181,76 @@ class CasesForm(Vertical):
             self.selected = str(event.row_key.value)
             self._show_selected()
 
-    # -- actions --------------------------------------------------------------------------------
+    def _refresh_if_shown(self) -> None:
+        """Read again by itself, only while the list is what the operator looks at."""
+        if self.is_on_screen and self.screen is self.app.screen:
+            self._refresh(quiet=True)
 
-    @on(Button.Pressed, "#cases-refresh")
-    def action_refresh(self) -> None:
-        self._run("refresh")
-
-    @on(Button.Pressed, "#cases-mint")
-    def action_mint(self) -> None:
-        if self.selected:
-            self._run("mint", self.selected)
-
-    @on(Button.Pressed, "#cases-withhold")
-    def action_withhold(self) -> None:
-        if self.selected and self._safe(self._referee.withhold, self.selected) is not None:
-            self.show(self._safe(self._referee.cases) or [])
-
-    @on(Button.Pressed, "#round-commit")
-    def action_commit(self) -> None:
-        verdict = self.query_one("#round-verdict", Input).value.strip()
-        if not self.selected:
-            return
-        if not verdict:
-            self._say("type a verdict first")
-            return
-        self._run("commit", self.selected, verdict)
-
-    @on(Button.Pressed, "#round-open")
-    def action_open_vote(self) -> None:
-        if self.selected:
-            self._run("open_vote", self.selected)
-
-    @work(exclusive=True, group="cases")
-    async def _run(self, name: str, *args: object) -> None:
+    @work(exclusive=True, group="cases-refresh")
+    async def _refresh(self, quiet: bool = False) -> None:
         try:
-            await getattr(self._referee, name)(*args)
-            if name != "refresh":
-                await self._referee.refresh()
+            cases = await self._referee.refresh()
         except Exception as exc:
             self._say(exc)
             return
-        self.show(self._safe(self._referee.cases) or [])
+        if not quiet or list(cases) != self.cases:
+            self.show(cases)
 
-    @on(Button.Pressed, "#cases-release")
+    # -- acts: each a key, each through its gate ----------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """A case's keys are dimmed while no case is selected."""
+        if action in ("mint", "release", "withhold", "commit", "open_vote"):
+            return True if self.selected else None
+        return True
+
+    def action_refresh(self) -> None:
+        self._refresh()
+
+    def action_mint(self) -> None:
+        self._gate(self._referee.request_mint, lambda request, _typed: (
+            self._referee.confirm_mint(request)))
+
     def action_release(self) -> None:
+        self._gate(self._referee.request_release, lambda request, typed: (
+            self._referee.confirm_release(request, typed or "")))
+
+    def action_withhold(self) -> None:
+        self._gate(self._referee.request_withhold, lambda request, typed: (
+            self._referee.confirm_withhold(request, typed or "")))
+
+    @on(Input.Submitted, "#round-verdict")
+    def action_commit(self) -> None:
+        field = self.query_one("#round-verdict", Input)
+        verdict = field.value.strip()
+        if not verdict:
+            self.screen.set_focus(field)
+            self._say("type the verdict to commit, then enter")
+            return
+        self._gate(lambda offer_id: self._referee.request_commit(offer_id, verdict),
+                   lambda request, _typed: self._referee.confirm_commit(request, verdict))
+
+    def action_open_vote(self) -> None:
+        self._gate(self._referee.request_open, lambda request, _typed: (
+            self._referee.confirm_open(request)))
+
+    def _gate(self, ask: Callable[[str], GateRequest],
+              perform: Callable[[GateRequest, str | None], Awaitable[Any] | Any]) -> None:
+        """The engine's request for the selected case, in the gate modal (asked again every
+        second while it is open); the confirmation goes back to the engine."""
         if not self.selected:
             return
         offer_id = self.selected
-        request = self._safe(self._referee.request_release, offer_id)
+        request = self._safe(ask, offer_id)
         if request is None:
             return
+        gate = GateScreen(request, lambda newest, typed, _late: perform(newest, typed),
+                          refresh=lambda: ask(offer_id))
+        opener = getattr(self.app, "open_dialog", None)
+        if opener is not None:
+            opener(gate, self._done)
+        else:
+            self.app.push_screen(gate, self._done)
 
-        async def perform(newest: GateRequest, typed: str | None, _late: bool) -> Any:
-            return await self._referee.confirm_release(newest, typed or "")
-
-        self.app.push_screen(GateScreen(request, perform,
-                                        refresh=lambda: self._referee.request_release(offer_id)),
-                             self._released)
-
-    def _released(self, result: Any) -> None:
+    def _done(self, result: Any) -> None:
         self.show(self._safe(self._referee.cases) or [])

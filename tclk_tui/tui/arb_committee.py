@@ -18,6 +18,7 @@ from tclk_tui.engine.words import plural
 from tclk_tui.tui.calm_button import CalmButton
 from tclk_tui.tui.errors import describe_error
 from tclk_tui.tui.formatting import short_did
+from tclk_tui.tui.marks import PROBLEM
 from tclk_tui.tui.safe import literal
 
 NO_COMMITTEE = "No deal of yours as payee names a committee."
@@ -38,7 +39,7 @@ def progress_text(items: list[dict]) -> Text:
             out.append("\n  missing: ")
             out.append_text(literal(", ".join(short_did(d) for d in item["missing"])))
         if item["problem"]:
-            out.append("\n  problem: ", style="bold")
+            out.append("\n  problem: ", style=PROBLEM)
             out.append_text(literal(item["problem"], max_len=200))
         out.append("\n")
     return out
@@ -68,7 +69,7 @@ class CommitteeForm(Vertical):
         try:
             self.items = self._wallet.committee_overview()
         except Exception as exc:
-            out.update(Text.assemble(Text("cannot read: ", style="bold"),
+            out.update(Text.assemble(Text("cannot read: ", style=PROBLEM),
                                      literal(describe_error(exc))))
             return
         out.update(progress_text(self.items))
@@ -83,7 +84,7 @@ class CommitteeForm(Vertical):
             await self._wallet.check_mail()
         except Exception as exc:
             self.query_one("#committee-text", Static).update(
-                Text.assemble(Text("cannot read the mailbox: ", style="bold"),
+                Text.assemble(Text("cannot read the mailbox: ", style=PROBLEM),
                               literal(describe_error(exc))))
             return
         self._show()

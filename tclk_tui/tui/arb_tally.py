@@ -13,6 +13,7 @@ from tclk_tui.tui.calm_button import CalmButton
 from tclk_tui.tui.calm_input import CalmInput
 from tclk_tui.tui.errors import describe_error
 from tclk_tui.tui.formatting import short_did
+from tclk_tui.tui.marks import PROBLEM
 from tclk_tui.tui.ports import ArbitrationPort, TallyLike
 from tclk_tui.tui.safe import literal
 
@@ -32,7 +33,7 @@ def tally_text(tally: TallyLike) -> Text:
     if pending:
         out.append(f"not revealed yet: {', '.join(short_did(j) for j in pending)}\n")
     for problem in tally.problems:
-        out.append("problem: ", style="bold")
+        out.append("problem: ", style=PROBLEM)
         out.append_text(literal(problem, max_len=200))
         out.append("\n")
     return out
@@ -80,7 +81,7 @@ class TallyForm(Vertical):
             tally = await self._desk.tally(contract, jurors)
         except Exception as exc:
             self.tally = None
-            out.update(Text.assemble(Text("cannot tally: ", style="bold"),
+            out.update(Text.assemble(Text("cannot tally: ", style=PROBLEM),
                                      literal(describe_error(exc))))
             return
         self.tally = tally

@@ -11,6 +11,7 @@ from textual.widgets import Button, Input, Static
 from tclk_tui.tui.calm_button import CalmButton
 from tclk_tui.tui.calm_input import CalmInput
 from tclk_tui.tui.errors import describe_error
+from tclk_tui.tui.marks import PROBLEM
 from tclk_tui.tui.ports import ArbitrationPort
 from tclk_tui.tui.safe import literal
 
@@ -50,7 +51,7 @@ class VerifyForm(Vertical):
                                         values["verdict"], values["salt"])
         except Exception as exc:
             self.verdict_ok = None
-            result.update(Text.assemble(Text("cannot verify: ", style="bold"),
+            result.update(Text.assemble(Text("cannot verify: ", style=PROBLEM),
                                         literal(describe_error(exc))))
             return
         self.verdict_ok = bool(ok)

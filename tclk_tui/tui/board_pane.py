@@ -22,6 +22,7 @@ from tclk_tui.engine.views import BoardQuery, OfferRow
 from tclk_tui.engine.words import plural
 from tclk_tui.tui.board_filter import next_sort, sort_by, sort_label
 from tclk_tui.tui.calm_input import CalmInput
+from tclk_tui.tui.marks import PROBLEM
 from tclk_tui.tui.offer_detail import OfferDetail
 from tclk_tui.tui.offer_table import EMPTY_MESSAGE, OfferTable
 from tclk_tui.tui.safe import clean
@@ -150,7 +151,7 @@ class BoardPane(Vertical):
             status.append(f" · {self.rejected:,} rejected (! lists)")
         if self.unreachable_url is not None:
             # First, so 80 columns show it; the offers shown are those read before.
-            status = Text.assemble((f"venue {self.unreachable_url} unreachable", "bold"), " · ",
+            status = Text.assemble((f"venue {self.unreachable_url} unreachable", PROBLEM), " · ",
                                    status)
         self.query_one("#board-status", Static).update(status, layout=False)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Literal
 
 from rich.text import Text
 from textual.widgets import OptionList
@@ -74,3 +75,14 @@ class DealList(OptionList):
             return False
         self.highlighted = ids.index(deal_id)
         return True
+
+    def _move_page(self, direction: Literal[-1, 1]) -> None:
+        """Page up or down before the list has laid out its lines (just refilled, or on a
+        pane not drawn yet) goes to the first or last deal: Textual's own paging looks the
+        highlighted deal's line up and fails when there is none yet."""
+        if (self.highlighted or 0) in self._index_to_line:
+            super()._move_page(direction)
+        elif direction < 0:
+            self.action_first()
+        else:
+            self.action_last()

@@ -9,15 +9,16 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Static
 
 from tclk_tui.tui.calm_button import CalmButton
 from tclk_tui.tui.calm_input import CalmInput
+from tclk_tui.tui.deliberate import DeliberateKeys
+from tclk_tui.tui.dialog import Dialog
 from tclk_tui.tui.safe import literal
 
 
-class DenyScreen(ModalScreen[str | None]):
+class DenyScreen(DeliberateKeys, Dialog[str | None]):
     """Dismisses with the reason typed (possibly empty), or None when the operator backs out."""
 
     BINDINGS: ClassVar[list[BindingType]] = [

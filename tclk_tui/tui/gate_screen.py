@@ -14,17 +14,15 @@ operator typed is kept; a new answer never confirms by itself.
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Awaitable, Callable
 from typing import Any, ClassVar
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.css.query import NoMatches
-from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Footer, Input, Static
 
 from tclk_tui.engine.actions import GATE_TITLES
@@ -33,6 +31,7 @@ from tclk_tui.engine.words import plain_words
 from tclk_tui.tui.calm_button import CalmButton
 from tclk_tui.tui.calm_input import CalmInput
 from tclk_tui.tui.deliberate import DeliberateKeys
+from tclk_tui.tui.dialog import Dialog
 from tclk_tui.tui.errors import describe_error
 from tclk_tui.tui.safe import literal
 
@@ -90,7 +89,7 @@ def code_prompt(request: GateRequest) -> Text:
     return literal(request.prompt or "Type the code to confirm:", max_len=300)
 
 
-class GateScreen(DeliberateKeys, ModalScreen[Any]):
+class GateScreen(DeliberateKeys, Dialog[Any]):
     """Dismisses with the engine's result on success, or None when the operator backs out."""
 
     REFRESH_SECONDS = 1.0
@@ -103,7 +102,7 @@ class GateScreen(DeliberateKeys, ModalScreen[Any]):
     DEFAULT_CSS = """
     GateScreen { align: center middle; }
     GateScreen > Vertical {
-        width: 90%; max-width: 96; height: auto; max-height: 100%;
+        width: 90%; max-width: 96; height: auto; max-height: 100%; overflow-y: auto;
         border: thick $warning; background: $surface; padding: 0 1;
     }
     GateScreen #gate-title { text-style: bold; height: auto; }
@@ -113,7 +112,11 @@ class GateScreen(DeliberateKeys, ModalScreen[Any]):
         color: $error; text-style: bold; height: auto;
     }
     GateScreen #gate-code { width: 1fr; }
-    GateScreen #gate-buttons { height: auto; align-horizontal: right; margin-top: 1; }
+    /* Docked, so however many facts and blockers the engine states, the buttons stay on a
+       small terminal's screen and the rest scrolls above them. */
+    GateScreen #gate-buttons {
+        dock: bottom; height: auto; align-horizontal: right; margin-top: 1;
+    }
     GateScreen Button { margin: 0 0 0 2; min-width: 12; }
     """
 
@@ -126,7 +129,6 @@ class GateScreen(DeliberateKeys, ModalScreen[Any]):
         self.refusal: str | None = None
         # Why the last re-fetch failed; while set, Confirm stays off (fail closed).
         self.recheck_error: str | None = None
-        self.busy = False
 
     def compose(self) -> ComposeResult:
         request = self.request
@@ -242,7 +244,7 @@ class GateScreen(DeliberateKeys, ModalScreen[Any]):
     def ready(self) -> bool:
         """Whether Confirm may be pressed: nothing blocks, the code matches, late is ticked."""
         request = self.request
-        if request.blockers or self.busy or self.recheck_error is not None:
+        if request.blockers or not self.idle or self.recheck_error is not None:
             return False
         if request.confirm_code is not None:
             typed = self.typed_code or ""
@@ -295,25 +297,18 @@ class GateScreen(DeliberateKeys, ModalScreen[Any]):
         if self.ready():
             self._confirm()
 
-    @work(exclusive=True, group="gate-confirm")
-    async def _confirm(self) -> None:
-        self.busy = True
-        self._sync()
+    def _confirm(self) -> None:
+        request, typed, late = self.request, self.typed_code, self.acknowledged
         self._show_refusal(None)
-        request = self.request
-        try:
-            result = self._perform(request, self.typed_code, self.acknowledged)
-            if inspect.isawaitable(result):
-                result = await result
-        except Exception as exc:
-            self.busy = False
-            self._show_refusal(describe_error(exc))
-            # The refusal often means the answer changed: show the engine's answer now.
-            self.refresh_request()
-            self._sync()
-            return
-        self.busy = False
-        self.dismiss(result)
+        self.answer(lambda: self._perform(request, typed, late), self._refused)
+
+    def _refused(self, exc: BaseException) -> None:
+        self._show_refusal(describe_error(exc))
+        # The refusal often means the answer changed: show the engine's answer now.
+        self.refresh_request()
+
+    def busy_changed(self) -> None:
+        self._sync()
 
     def _show_refusal(self, reason: str | None) -> None:
         self.refusal = reason

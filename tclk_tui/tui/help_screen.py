@@ -13,9 +13,9 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
+from tclk_tui.tui.dialog import Dialog
 from tclk_tui.tui.keymap import TWIN_SUFFIX, as_bindings
 
 HelpSection = tuple[str, Sequence[BindingType]]
@@ -42,7 +42,7 @@ def help_text(sections: Iterable[HelpSection], keys_display: KeysDisplay,
     return out
 
 
-class HelpScreen(ModalScreen[None]):
+class HelpScreen(Dialog[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q,question_mark", "close", "Close", id="help.close"),
     ]

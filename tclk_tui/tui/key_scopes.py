@@ -18,6 +18,7 @@ from textual.widgets import DataTable, OptionList
 
 from tclk_tui.tui.accept_screen import AcceptScreen
 from tclk_tui.tui.approvals_pane import ApprovalsPane
+from tclk_tui.tui.arb_cases import CasesForm
 from tclk_tui.tui.board_pane import BoardPane
 from tclk_tui.tui.deal_room import DealRoomPane
 from tclk_tui.tui.deny_screen import DenyScreen
@@ -74,6 +75,7 @@ def binding_scopes() -> dict[str, list[Binding]]:
         "deals": [*bindings_of(DealRoomPane), *as_bindings(OptionList.BINDINGS), *tables],
         "vault": [*bindings_of(VaultPane), *tables],
         "approvals": [*bindings_of(ApprovalsPane), *tables],
+        "arbitration": [*bindings_of(CasesForm), *tables],
     }
 
 

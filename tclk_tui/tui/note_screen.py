@@ -10,24 +10,24 @@ from collections.abc import Awaitable, Callable
 from typing import ClassVar
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Static
 
 from tclk_tui.engine.views import DealView
 from tclk_tui.tui.calm_button import CalmButton
 from tclk_tui.tui.calm_input import CalmInput
 from tclk_tui.tui.deliberate import DeliberateKeys
+from tclk_tui.tui.dialog import Dialog
 from tclk_tui.tui.errors import describe_error
 from tclk_tui.tui.safe import literal
 
 SendHeartbeat = Callable[[str | None], Awaitable[DealView]]
 
 
-class HeartbeatScreen(ModalScreen[DealView | None]):
+class HeartbeatScreen(DeliberateKeys, Dialog[DealView | None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Back out", id="heartbeat.cancel"),
     ]
@@ -46,7 +46,6 @@ class HeartbeatScreen(ModalScreen[DealView | None]):
     def __init__(self, send: SendHeartbeat) -> None:
         super().__init__()
         self._send_heartbeat = send
-        self.busy = False
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -71,28 +70,18 @@ class HeartbeatScreen(ModalScreen[DealView | None]):
     @on(Button.Pressed, "#heartbeat-send")
     @on(Input.Submitted, "#heartbeat-note")
     def _pressed_send(self) -> None:
-        if not self.busy:
-            note = self.query_one("#heartbeat-note", Input).value.strip()
-            self._send(note or None)
+        note = self.query_one("#heartbeat-note", Input).value.strip() or None
+        self.answer(lambda: self._send_heartbeat(note), self._refused)
 
-    @work(exclusive=True, group="heartbeat")
-    async def _send(self, note: str | None) -> None:
-        self.busy = True
-        try:
-            view = await self._send_heartbeat(note)
-        except Exception as exc:
-            self.busy = False
-            self.query_one("#heartbeat-error", Static).update(
-                Text.assemble(Text("Not sent: ", style="bold"), literal(describe_error(exc))))
-            return
-        self.busy = False
-        self.dismiss(view)
+    def _refused(self, exc: BaseException) -> None:
+        self.query_one("#heartbeat-error", Static).update(
+            Text.assemble(Text("Not sent: ", style="bold"), literal(describe_error(exc))))
 
 
 PostReceipt = Callable[[], Awaitable[DealView]]
 
 
-class ReceiptScreen(DeliberateKeys, ModalScreen[DealView | None]):
+class ReceiptScreen(DeliberateKeys, Dialog[DealView | None]):
     """A receipt is a signed frame in the deal room, so it is posted from a dialog that says
     so, never straight from a key; the engine posts one per deal."""
 
@@ -116,7 +105,6 @@ class ReceiptScreen(DeliberateKeys, ModalScreen[DealView | None]):
         super().__init__()
         self._status = status
         self._post_receipt = post
-        self.busy = False
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -142,18 +130,8 @@ class ReceiptScreen(DeliberateKeys, ModalScreen[DealView | None]):
 
     @on(Button.Pressed, "#receipt-post")
     def action_post(self) -> None:
-        if not self.busy:
-            self._send()
+        self.answer(self._post_receipt, self._refused)
 
-    @work(exclusive=True, group="receipt")
-    async def _send(self) -> None:
-        self.busy = True
-        try:
-            view = await self._post_receipt()
-        except Exception as exc:
-            self.busy = False
-            self.query_one("#receipt-error", Static).update(
-                Text.assemble(Text("Not posted: ", style="bold"), literal(describe_error(exc))))
-            return
-        self.busy = False
-        self.dismiss(view)
+    def _refused(self, exc: BaseException) -> None:
+        self.query_one("#receipt-error", Static).update(
+            Text.assemble(Text("Not posted: ", style="bold"), literal(describe_error(exc))))

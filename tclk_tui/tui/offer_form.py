@@ -13,18 +13,20 @@ from dataclasses import fields
 from typing import Any, ClassVar
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Select, Static
 
 from tclk_tui.engine.views import DealView, FieldProblem, OfferDraft
 from tclk_tui.engine.words import field_word, plain_words, rehearsal_rails
 from tclk_tui.tui.calm_button import CalmButton
 from tclk_tui.tui.calm_input import CalmInput
+from tclk_tui.tui.deliberate import DeliberateKeys
+from tclk_tui.tui.dialog import Dialog
 from tclk_tui.tui.errors import describe_error
+from tclk_tui.tui.key_desk import release_keys
 from tclk_tui.tui.safe import literal
 
 Validate = Callable[[OfferDraft], list[FieldProblem]]
@@ -47,7 +49,13 @@ SELECT_FIELDS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
 DRAFT_FIELDS = frozenset(f.name for f in fields(OfferDraft))
 
 
-class OfferFormScreen(ModalScreen[DealView | None]):
+class OfferFormScreen(DeliberateKeys, Dialog[DealView | None]):
+    """Takes what is typed ahead of it (`n1000` Tab `FLOP` ...) into its fields; only Ctrl+S,
+    which posts, waits for the form to have been read."""
+
+    CONFIRM_KEYS = frozenset({"ctrl+s"})
+    TAKES_TYPING_AHEAD = True
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Back out", id="offer_form.cancel"),
         Binding("ctrl+s", "post", "Post offer", id="offer_form.post"),
@@ -76,7 +84,6 @@ class OfferFormScreen(ModalScreen[DealView | None]):
         self._initial = draft or OfferDraft()
         self.problems: list[FieldProblem] = []
         self.touched: set[str] = set()
-        self.busy = False
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -104,7 +111,9 @@ class OfferFormScreen(ModalScreen[DealView | None]):
 
     def on_mount(self) -> None:
         self._revalidate()
-        self.query_one("#field-amount", Input).focus()
+        # Focus at once (not after the next refresh), then take the keys typed ahead.
+        self.set_focus(self.query_one("#field-amount", Input))
+        release_keys(self.app)
 
     def draft(self) -> OfferDraft:
         values: dict[str, Any] = {}
@@ -143,7 +152,7 @@ class OfferFormScreen(ModalScreen[DealView | None]):
             widget.update(literal(plain_words("; ".join(messages))))
             widget.display = bool(messages)
         self.query_one("#form-general", Static).update(literal(plain_words("\n".join(general))))
-        self.query_one("#form-post", Button).disabled = bool(problems) or self.busy
+        self.query_one("#form-post", Button).disabled = bool(problems) or not self.idle
 
     @on(Button.Pressed, "#form-cancel")
     def action_cancel(self) -> None:
@@ -155,23 +164,13 @@ class OfferFormScreen(ModalScreen[DealView | None]):
         if self.problems:
             self.touched.update(DRAFT_FIELDS)
             self._revalidate()
-        elif not self.busy:
-            self._send(self.draft())
+        elif self.idle:
+            draft = self.draft()
+            self.answer(lambda: self._post(draft), self._refused)
 
-    @work(exclusive=True, group="offer-post")
-    async def _send(self, draft: OfferDraft) -> None:
-        self.busy = True
-        self.query_one("#form-post", Button).disabled = True
-        try:
-            view = await self._post(draft)
-        except Exception as exc:
-            self.busy = False
-            self.query_one("#form-general", Static).update(
-                Text.assemble(Text("Not posted: ", style="bold"), literal(describe_error(exc))))
-            self._revalidate_keep_general()
-            return
-        self.busy = False
-        self.dismiss(view)
+    def _refused(self, exc: BaseException) -> None:
+        self.query_one("#form-general", Static).update(
+            Text.assemble(Text("Not posted: ", style="bold"), literal(describe_error(exc))))
 
-    def _revalidate_keep_general(self) -> None:
-        self.query_one("#form-post", Button).disabled = bool(self.problems)
+    def busy_changed(self) -> None:
+        self.query_one("#form-post", Button).disabled = bool(self.problems) or not self.idle

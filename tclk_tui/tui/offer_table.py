@@ -115,7 +115,7 @@ class OfferTable(ScrollView, can_focus=True):
         scrollbar-size-horizontal: 1;
         background: $surface;
     }
-    OfferTable > .offer-table--header { text-style: bold; background: $panel; }
+    OfferTable > .offer-table--header { text-style: bold underline; }
     OfferTable > .offer-table--sorted { text-style: bold underline; color: $accent; }
     OfferTable > .offer-table--cursor { background: $panel; text-style: bold; }
     OfferTable:focus > .offer-table--cursor { background: $primary 45%; text-style: bold; }

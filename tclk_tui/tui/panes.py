@@ -17,7 +17,9 @@ class Pane:
     id: str  # the TabPane's id, and what `show_pane` takes
     label: str
     key: str  # the default key; a keymap file may move it (binding id `pane.<id>`)
-    focus: str  # selector of the widget that takes focus when the pane is shown
+    # Selectors of the widget that takes focus when the pane is shown, tried in order: the
+    # first one present takes it (the Arbiter pane's cases list exists only with a referee).
+    focus: tuple[str, ...]
     agents_only: bool = False  # shown only when the wallet serves agents
 
     @property
@@ -30,10 +32,10 @@ class Pane:
 
 
 PANES: tuple[Pane, ...] = (
-    Pane("board", "Board", "1", "#offer-table"),
-    Pane("deals", "Deals", "2", "#deal-list"),
-    Pane("vault", "Vault", "3", "#vault-secrets"),
-    Pane("arbitration", "Arbiter", "4", "#arb-tabs Tabs"),
-    Pane("approvals", "Approvals", "5", "#approvals-table", agents_only=True),
+    Pane("board", "Board", "1", ("#offer-table",)),
+    Pane("deals", "Deals", "2", ("#deal-list",)),
+    Pane("vault", "Vault", "3", ("#vault-secrets",)),
+    Pane("arbitration", "Arbiter", "4", ("#cases-table", "#arb-tabs Tabs")),
+    Pane("approvals", "Approvals", "5", ("#approvals-table",), agents_only=True),
 )
 PANE_BY_ID = {pane.id: pane for pane in PANES}

@@ -10,20 +10,24 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
+from tclk_tui.engine.side_lines import SIDE_LINE_TYPES
 from tclk_tui.engine.views import RecordView
 from tclk_tui.engine.words import plain_words
+from tclk_tui.tui.dialog import Dialog
 from tclk_tui.tui.formatting import utc_stamp
+from tclk_tui.tui.marks import PROBLEM
 from tclk_tui.tui.safe import join, literal
 
 
 def record_text(record: RecordView) -> Text:
     if not record.verified:
-        verdict = Text("signature does NOT verify", style="bold")
+        verdict = Text("signature does NOT verify", style=PROBLEM)
+    elif record.type in SIDE_LINE_TYPES:
+        verdict = Text("signed; a referee's line beside the protocol, it moves no state")
     elif not record.ok:
-        verdict = Text("signed, refused by the deal's rules", style="bold")
+        verdict = Text("signed, refused by the deal's rules", style=PROBLEM)
     else:
         verdict = Text("signed and accepted")
     lines = [
@@ -38,7 +42,7 @@ def record_text(record: RecordView) -> Text:
     return Text("\n", end="").join(lines)
 
 
-class RecordScreen(ModalScreen[None]):
+class RecordScreen(Dialog[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q,enter", "close", "Close"),
     ]

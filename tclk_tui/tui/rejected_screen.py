@@ -8,14 +8,14 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Static
 
 from tclk_tui.engine.words import plain_words, plural
+from tclk_tui.tui.dialog import Dialog
 from tclk_tui.tui.safe import literal
 
 
-class RejectedScreen(ModalScreen[None]):
+class RejectedScreen(Dialog[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q", "close", "Close", id="rejected.close"),
     ]

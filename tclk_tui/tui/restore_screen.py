@@ -6,15 +6,16 @@ from collections.abc import Awaitable, Callable
 from typing import ClassVar
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Footer, Input, Static
 
 from tclk_tui.tui.calm_button import CalmButton
 from tclk_tui.tui.calm_input import SecretInput
+from tclk_tui.tui.deliberate import DeliberateKeys
+from tclk_tui.tui.dialog import Dialog
 from tclk_tui.tui.errors import describe_error
 from tclk_tui.tui.safe import literal
 
@@ -22,7 +23,7 @@ Restore = Callable[[str], Awaitable[object]]
 RESTORE_ACK = "I understand this replaces the master seed this profile uses"
 
 
-class RestoreScreen(ModalScreen[bool]):
+class RestoreScreen(DeliberateKeys, Dialog[bool]):
     HOLDS_SECRET = True
     ALLOW_SELECT = False
 
@@ -44,7 +45,6 @@ class RestoreScreen(ModalScreen[bool]):
     def __init__(self, restore: Restore) -> None:
         super().__init__()
         self._restore = restore
-        self.busy = False
 
     def __repr__(self) -> str:
         return "RestoreScreen(<seed input redacted>)"
@@ -67,7 +67,7 @@ class RestoreScreen(ModalScreen[bool]):
 
     def ready(self) -> bool:
         text = self.query_one("#restore-text", Input).value.strip()
-        return bool(text) and self.query_one("#restore-ack", Checkbox).value and not self.busy
+        return bool(text) and self.query_one("#restore-ack", Checkbox).value and self.idle
 
     @on(Input.Changed, "#restore-text")
     @on(Checkbox.Changed, "#restore-ack")
@@ -82,21 +82,17 @@ class RestoreScreen(ModalScreen[bool]):
     @on(Button.Pressed, "#restore-ok")
     def _pressed_restore(self) -> None:
         if self.ready():
-            self._send()
+            self.answer(self._send, self._refused)
 
-    @work(exclusive=True, group="restore")
-    async def _send(self) -> None:
-        self.busy = True
-        self.query_one("#restore-ok", Button).disabled = True
+    async def _send(self) -> bool:
         field = self.query_one("#restore-text", Input)
-        try:
-            await self._restore(field.value.strip())
-        except Exception as exc:
-            self.busy = False
-            self.query_one("#restore-error", Static).update(
-                Text.assemble(Text("Not restored: ", style="bold"), literal(describe_error(exc))))
-            self._changed()
-            return
-        self.busy = False
+        await self._restore(field.value.strip())
         field.value = ""
-        self.dismiss(True)
+        return True
+
+    def _refused(self, exc: BaseException) -> None:
+        self.query_one("#restore-error", Static).update(
+            Text.assemble(Text("Not restored: ", style="bold"), literal(describe_error(exc))))
+
+    def busy_changed(self) -> None:
+        self._changed()

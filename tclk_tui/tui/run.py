@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import gc
 import signal
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +27,8 @@ def _theme_memory(wallet: Any) -> tuple[str | None, Callable[[str], None]]:
         THEME_SETTING, name)
 
 
-async def _run_app(wallet: Any, agents: Any = None, *, first_run: bool = False) -> int:
+async def _run_app(wallet: Any, agents: Any = None, *, first_run: bool = False,
+                   welcome: str = "") -> int:
     """Run the app until it quits; its exit status: 0, or non-zero after a crash (Textual
     prints the report and returns, so a shell or a service manager learns of it only here)."""
     from tclk_tui.tui.app import TclkApp
@@ -40,7 +41,7 @@ async def _run_app(wallet: Any, agents: Any = None, *, first_run: bool = False) 
     theme, remember = _theme_memory(wallet)
     app = TclkApp(wallet, theme=theme, on_theme_change=remember, agents=agents,
                   keymap_file=keymap_file(), user_themes_dir=user_themes_dir(),
-                  first_run=first_run)
+                  first_run=first_run, welcome=welcome)
     with _quit_on_hangup(app):
         await app.run_async()
     return int(app.return_code or 0)
@@ -149,7 +150,51 @@ def run_demo_app(rail: str = "paper", asset: str = "ETH") -> int:
     from tclk_tui.demo.session import demo_session
 
     async def main() -> int:
-        async with demo_session(rail=rail, asset=asset) as session:
-            return await _run_app(session.wallet)
+        async with demo_session(rail=rail, asset=asset) as session, \
+                demo_owner(session) as (desk, hint):
+            return await _run_app(session.wallet, desk, welcome=hint)
 
     return asyncio.run(main())
+
+
+# An agent the demo grants, so MCP and the Approvals pane can be tried on it: it reads, offers
+# and accepts on its own, and every lock or reveal waits for the operator.
+DEMO_AGENT = "scout"
+DEMO_MANIFEST = """description = "the demo's agent: reads, offers, accepts; asks before money moves"
+tools = ["board", "offer", "accept", "status", "deals", "rails", "lock", "reveal", "approval"]
+rails = ["{rail}"]
+max_open_deals = 3
+[approval]
+lock = "ask"
+reveal = "ask"
+"""
+
+
+def demo_hint(profile_dir: Path) -> str:
+    """How to reach the running demo from another terminal: the CLI, and an MCP client."""
+    # One export a line: a line the toast wraps is still a whole command when copied.
+    where = f"export TCLK_HOME={profile_dir.parent}\nexport TCLK_PROFILE={profile_dir.name}"
+    return (f"This demo answers the CLI and agents while it runs. In another terminal run\n"
+            f"{where}\nthen `tclk-tui deals --json` (or board, status, offer...); an MCP "
+            f"client runs `tclk-tui mcp --agent {DEMO_AGENT}`. Both go away with the demo.")
+
+
+@contextlib.asynccontextmanager
+async def demo_owner(session: Any) -> AsyncIterator[tuple[Any, str]]:
+    """Serve the demo profile's control socket and its agents' desk, as an app owning a real
+    profile does, so `tclk-tui` commands with the demo's home and profile answer from it."""
+    from tclk_tui.agents.manifest import agents_dir
+    from tclk_tui.agents.service import agent_methods, serving_agents
+    from tclk_tui.daemon.service import serve_wallet
+    from tclk_tui.daemon.wire import RpcError
+
+    wallet = session.wallet
+    profile_dir = session.directory / wallet.profile
+    rail = "evm-htlc" if session.chain is not None else "paper"
+    folder = agents_dir(profile_dir)
+    folder.mkdir(mode=0o700, exist_ok=True)
+    (folder / f"{DEMO_AGENT}.toml").write_text(DEMO_MANIFEST.format(rail=rail),
+                                               encoding="utf-8")
+    async with serving_agents(wallet) as desk, serve_wallet(
+            wallet, profile_dir, extra=agent_methods(desk, RpcError)):
+        yield desk, demo_hint(profile_dir)

@@ -14,10 +14,10 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Static
 
 from tclk_tui.tui.calm_button import CalmButton
+from tclk_tui.tui.dialog import Dialog
 from tclk_tui.tui.safe import literal
 
 
@@ -42,7 +42,7 @@ class SecretValue(Static):
     ALLOW_SELECT = False
 
 
-class SecretScreen(ModalScreen[None]):
+class SecretScreen(Dialog[None]):
     """Shows one value, or several numbered ones (shares), until Esc or Close."""
 
     HOLDS_SECRET = True
@@ -107,5 +107,7 @@ class SecretScreen(ModalScreen[None]):
 
     def action_close(self) -> None:
         self._values = None
-        self.query_one("#secret-value", SecretValue).update(Text(""))
+        # Esc can arrive before the value is drawn; then there is nothing to clear.
+        for shown in self.query("#secret-value").results(SecretValue):
+            shown.update(Text(""))
         self.dismiss(None)

@@ -19,6 +19,7 @@ from textual.widgets import DataTable
 from tclk_tui.engine.views import RecordView
 from tclk_tui.engine.words import plain_words
 from tclk_tui.tui.formatting import short_did, utc_time
+from tclk_tui.tui.marks import PROBLEM
 from tclk_tui.tui.safe import literal
 
 BADGE_OK = "ok"
@@ -27,11 +28,12 @@ BADGE_UNVERIFIED = "BAD"
 
 
 def badge(record: RecordView) -> Text:
-    """`ok` verified and accepted by the fold; `REJ` verified but refused; `BAD` signature."""
+    """`ok` verified and accepted by the fold; `REJ` verified but refused; `BAD` signature.
+    Both problems are drawn as problems (`marks.PROBLEM`), told apart by their words."""
     if not record.verified:
         return Text(BADGE_UNVERIFIED, style="bold reverse")
     if not record.ok:
-        return Text(BADGE_REJECTED, style="bold")
+        return Text(BADGE_REJECTED, style=PROBLEM)
     return Text(BADGE_OK)
 
 

@@ -88,9 +88,11 @@ async def test_a_full_disk_under_any_command_is_the_journals_refusal(pair: Pair,
     def full(*args, **kwargs):
         raise sqlite3.OperationalError("database or disk is full")
 
+    await carol.referee.refresh()  # the case's contract known, so the code is the contract's
+    code = carol.referee.request_withhold(offer_id).confirm_code
     monkeypatch.setattr(carol.journal.settings, "set", full)
     monkeypatch.setattr(carol.journal.settings, "set_object", full)
     with pytest.raises(CommandError) as caught:
-        await execute(carol, "withhold", {"offer": offer_id[:10]})
+        await execute(carol, "withhold", {"offer": offer_id[:10], "confirm": code})
     assert caught.value.kind == "refused", caught.value
     assert "disk is full" in caught.value.message

@@ -22,7 +22,7 @@ from tclk_tui.protocol.naming import OFFER_ROOM
 from tests.engine.helpers import draft, payer_offer_accepted
 
 GATED = {"lock", "reveal", "refund", "cancel", "release", "seed-backup", "seed-restore",
-         "secret-reveal", "split", "combine", "commit-vote"}
+         "secret-reveal", "split", "combine", "commit-vote", "withhold", "mint", "vote"}
 
 
 def test_every_command_is_declared_whole():

@@ -79,7 +79,7 @@ async def test_a_second_vote_open_is_refused(pair: Pair):
     with pytest.raises(EngineError, match="already opened"):
         await jurors[0].referee.open_vote(offer_id)
     with pytest.raises(Exception, match="already opened"):
-        await execute(jurors[0], "vote", {"offer": offer_id[:14], "open": True})
+        await execute(jurors[0], "vote", {"offer": offer_id[:14], "open": True, "yes": True})
     room = (await pair.alice.client.export(deal_room(deal_a.state.contract))).records
     assert sum(r.text.startswith("tclk1-vote reveal") for r in room) == 1
 

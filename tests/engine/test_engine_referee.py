@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 
 from tclk_tui.engine import private_deals
-from tclk_tui.engine.errors import EngineError
 from tclk_tui.engine.events import Notice
 from tclk_tui.engine.gates import GateRefused
 from tests.engine.helpers import Pair, arbitrated_deal, draft, reveal_as_payee
@@ -62,7 +61,9 @@ async def test_an_arbiter_withholds_and_the_payer_refunds(pair: Pair):
     offer_id, deal_a, deal_b = await arbitrated_deal(pair, [carol], lock="point")
     desk = carol.referee
     await desk.refresh()
-    assert desk.withhold(offer_id).decision == "withheld"
+    request = desk.request_withhold(offer_id)
+    assert request.allowed and request.confirm_code == deal_a.state.contract[2:6]
+    assert desk.confirm_withhold(request, request.confirm_code).decision == "withheld"
     assert any("withheld" in b for b in desk.request_release(offer_id).blockers)
     pair.clock.advance(2 * 3600 * 1000 + 1000)
     refund = deal_a.request_refund()
@@ -72,9 +73,12 @@ async def test_an_arbiter_withholds_and_the_payer_refunds(pair: Pair):
     assert deal_b.state.status == "refunded"
     [case] = await desk.refresh()
     assert case.status == "refunded" and case.decision == "withheld"
-    with pytest.raises(EngineError, match="already released"):
-        desk._set_meta(offer_id, decision="released")
-        desk.withhold(offer_id)
+    with pytest.raises(GateRefused, match="answers no request"):  # answered once, only
+        desk.confirm_withhold(request, request.confirm_code)
+    desk._set_meta(offer_id, decision="released")
+    again = desk.request_withhold(offer_id)
+    with pytest.raises(GateRefused, match="already released"):
+        desk.confirm_withhold(again, again.confirm_code)
 
 
 async def test_a_forged_release_from_a_stranger_is_refused(pair: Pair):

@@ -434,14 +434,15 @@ async def test_a_case_the_face_referees_runs_alike_on_the_command_faces(state: S
         offer = await w.bob.post_offer(draft(rails="memory", panel=w.alice.did))
         await w.alice.sync()
         await run.call(w, "round", {"offer": offer.deal_id})  # no contract yet: refused
-        await run.call(w, "mint", {"offer": offer.deal_id})
+        await run.call(w, "mint", {"offer": offer.deal_id}, confirm={"yes": True})
         await w.carol.sync()
         await w.carol.accept_offer(offer.deal_id, rail="memory")
         await w.alice.sync()
         await run.call(w, "round", {"offer": offer.deal_id})
-        await run.call(w, "vote", {"offer": offer.deal_id, "verdict": "release"})
-        await run.call(w, "vote", {"offer": offer.deal_id, "open": True})
-        await run.call(w, "withhold", {"offer": offer.deal_id})
+        await run.call(w, "vote", {"offer": offer.deal_id, "verdict": "release", "yes": True})
+        await run.call(w, "vote", {"offer": offer.deal_id, "open": True, "yes": True})
+        contract = w.alice.referee.case(offer.deal_id).contract
+        await run.call(w, "withhold", {"offer": offer.deal_id, "confirm": contract[2:6]})
         await run.call(w, "release", {"offer": offer.deal_id})
     steps = {label: o.value for label, o in runs["inproc"].steps}
     assert steps["vote"]["counts"] == {"release": 1} and steps["withhold"]["decision"] == \

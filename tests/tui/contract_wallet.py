@@ -280,12 +280,135 @@ class ContractDesk:
         return self.tally_result
 
 
+@dataclass(frozen=True)
+class Case:
+    """A referee's case with the engine's CaseView fields the console reads."""
+
+    offer_id: str
+    role: str = "arbiter"
+    index: int = 0
+    panel: tuple[str, ...] = (ME,)
+    lock: str = "hash"
+    amount: str = "5000"
+    asset: str = "FLOP"
+    status: str = "locked"
+    contract: str | None = CONTRACT
+    payer: str | None = THEM
+    payee: str | None = ME
+    minted: bool = True
+    held: bool = True
+    decision: str = "pending"
+    lock_detail: str = "lock verified with matching terms"
+    lock_verified: bool | None = True
+    claim_by_ms: int = NOW_MS + HOUR
+    refund_after_ms: int = NOW_MS + 2 * HOUR
+    note: str = ""
+
+    @property
+    def amount_text(self) -> str:
+        return f"{self.amount} {self.asset}"
+
+    @property
+    def what(self) -> str:
+        return "the secret" if self.role == "arbiter" else \
+            f"share {self.index + 1} of {len(self.panel)}"
+
+
+@dataclass(frozen=True)
+class Round:
+    contract: str
+    deadline_ms: int
+    jurors: tuple = ()
+    counts: dict = field(default_factory=dict)
+    problems: tuple[str, ...] = ()
+    all_committed: bool = False
+    commit_closed: bool = False
+
+
+class ContractReferee:
+    """The referee's desk with its gates: every act is a request, then a confirmation."""
+
+    def __init__(self) -> None:
+        self.rows = {case.offer_id: case for case in (
+            Case("0x" + "c1" * 32),
+            Case("0x" + "c2" * 32, role="juror", index=1, panel=(THEM, ME, did_for(3)),
+                 lock="point", status="proposed", contract=None, minted=False, held=True,
+                 lock_detail="no lock announced", lock_verified=None,
+                 note="publish the statement before anyone can accept"))}
+        self.done: list[tuple[str, str]] = []
+
+    def cases(self) -> list[Case]:
+        return list(self.rows.values())
+
+    def case(self, offer_id: str) -> Case:
+        return self.rows[offer_id]
+
+    async def refresh(self) -> list[Case]:
+        return self.cases()
+
+    def round_view(self, offer_id: str) -> Round:
+        return Round(contract=CONTRACT, deadline_ms=NOW_MS + HOUR)
+
+    def _request(self, action: str, offer_id: str, *, code: bool = False) -> GateRequest:
+        case = self.rows[offer_id]
+        blockers = ("this case was withheld",) if case.decision == "withheld" else ()
+        return GateRequest(action=action, deal_id=offer_id,  # type: ignore[arg-type]
+                           contract=case.contract,
+                           facts=(GateFact("case", None, f"{case.amount} {case.asset}"),
+                                  GateFact("posts", None, "a signed line")),
+                           blockers=blockers, confirm_code="abcd" if code else None,
+                           created_ms=NOW_MS,
+                           prompt=code_prompt("abcd", digits_of="contract id") if code else "")
+
+    def request_release(self, offer_id: str) -> GateRequest:
+        return self._request("arbiter-release", offer_id, code=True)
+
+    def request_withhold(self, offer_id: str) -> GateRequest:
+        return self._request("arbiter-withhold", offer_id, code=True)
+
+    def request_mint(self, offer_id: str) -> GateRequest:
+        return self._request("arbiter-mint", offer_id)
+
+    def request_commit(self, offer_id: str, verdict: str) -> GateRequest:
+        return self._request("vote-post", offer_id)
+
+    def request_open(self, offer_id: str) -> GateRequest:
+        return self._request("vote-open", offer_id)
+
+    def _decide(self, request: GateRequest, **changes: object) -> Case:
+        self.done.append((request.action, request.deal_id))
+        case = replace(self.rows[request.deal_id], **changes)  # type: ignore[arg-type]
+        self.rows[case.offer_id] = case
+        return case
+
+    async def confirm_release(self, request: GateRequest, typed_code: str = "") -> Case:
+        if typed_code != "abcd":
+            raise GateRefused("type the code")
+        return self._decide(request, decision="released")
+
+    def confirm_withhold(self, request: GateRequest, typed_code: str = "") -> Case:
+        if typed_code != "abcd":
+            raise GateRefused("type the code")
+        return self._decide(request, decision="withheld")
+
+    async def confirm_mint(self, request: GateRequest) -> Case:
+        return self._decide(request, minted=True, note="")
+
+    async def confirm_commit(self, request: GateRequest, verdict: str) -> Round:
+        self._decide(request)
+        return self.round_view(request.deal_id)
+
+    async def confirm_open(self, request: GateRequest) -> Round:
+        self._decide(request)
+        return self.round_view(request.deal_id)
+
+
 class ContractWallet:
     def __init__(self, *, rows: list[OfferRow] | None = None,
                  deals: list[DealView] | None = None,
                  rejected: dict[str, int] | None = None,
                  secrets: list[HeldSecret] | None = None,
-                 clock: Clock | None = None) -> None:
+                 clock: Clock | None = None, referee: bool = False) -> None:
         self.profile = "default"
         self.did = ME
         self.venue_url = "http://127.0.0.1:8787"
@@ -294,6 +417,8 @@ class ContractWallet:
         self.clock = clock or Clock()
         self.board = ContractBoard(rows, rejected)
         self.arbitration = ContractDesk()
+        if referee:  # the Cases tab shows only for a wallet with a referee desk
+            self.referee = ContractReferee()
         self.views: dict[str, DealView] = {view.deal_id: view for view in deals or []}
         self.sessions: dict[str, ContractDeal] = {}
         self.secrets = list(secrets if secrets is not None else [

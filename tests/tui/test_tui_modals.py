@@ -9,9 +9,10 @@ from textual.widgets import Footer
 
 from tclk_tui.tui.accept_screen import AcceptScreen
 from tclk_tui.tui.app import TclkApp
+from tclk_tui.tui.deny_screen import DenyScreen
 from tclk_tui.tui.gate_screen import GateScreen
 from tclk_tui.tui.help_screen import HelpScreen
-from tclk_tui.tui.note_screen import HeartbeatScreen
+from tclk_tui.tui.note_screen import HeartbeatScreen, ReceiptScreen
 from tclk_tui.tui.offer_form import OfferFormScreen
 from tclk_tui.tui.rejected_screen import RejectedScreen
 from tclk_tui.tui.restore_screen import RestoreScreen
@@ -61,6 +62,14 @@ async def _heartbeat(app: TclkApp, pilot: Pilot) -> None:
     await pilot.press("h")
 
 
+async def _receipt(app: TclkApp, pilot: Pilot) -> None:
+    app.run_deal_action("receipt", "0x" + "d1" * 32)
+
+
+async def _deny(app: TclkApp, pilot: Pilot) -> None:
+    app.open_dialog(DenyScreen("scout", "reveal"))
+
+
 async def _rejected(app: TclkApp, pilot: Pilot) -> None:
     await pilot.press("exclamation_mark")
 
@@ -80,6 +89,8 @@ DIALOGS: dict[str, tuple[Open, type[Screen], tuple[str, ...], str | None]] = {
     "secret": (_secret, SecretScreen, ("esc Close",), "#secret-close"),
     "restore": (_restore, RestoreScreen, ("esc Back out",), "#restore-ok"),
     "heartbeat": (_heartbeat, HeartbeatScreen, ("esc Back out",), "#heartbeat-send"),
+    "receipt": (_receipt, ReceiptScreen, ("esc Back out", "y Post receipt"), "#receipt-post"),
+    "deny": (_deny, DenyScreen, ("esc Back out",), "#deny-send"),
     "rejected": (_rejected, RejectedScreen, ("esc Close",), None),
     "help": (_help, HelpScreen, ("esc Close",), None),
 }

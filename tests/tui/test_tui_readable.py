@@ -72,7 +72,8 @@ def fixed_app(theme: str) -> TclkApp:
                             deals=[make_deal(DEAL),
                                    make_deal("0x" + "e2" * 32, status="accepted", role="payer",
                                              actions=frozenset({"lock", "cancel"}))],
-                            rejected={"bad signature": 3, "not a tclk/1 frame": 12})
+                            rejected={"bad signature": 3, "not a tclk/1 frame": 12},
+                            referee=True)
     return TclkApp(wallet, clock_ms=clock, theme=theme)
 
 

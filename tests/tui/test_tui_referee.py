@@ -13,7 +13,8 @@ from textual.widgets import DataTable, Static
 from tclk_tui.rails.memory import MemoryRail
 from tclk_tui.tui.arb_cases import CasesForm
 from tclk_tui.tui.arb_committee import CommitteeForm
-from tests.engine.helpers import Clock, Pair, arbitrated_deal, open_wallet
+from tclk_tui.tui.gate_screen import GateScreen
+from tests.engine.helpers import Clock, Pair, arbitrated_deal, draft, lock_as_payer, open_wallet
 from tests.tui.conftest import screen_text, wait_for, wait_for_timer
 
 SIZE = (120, 40)
@@ -47,26 +48,40 @@ def text_of(app: App, selector: str) -> str:
     return str(app.query_one(selector, Static).render())
 
 
+async def focused_cases(pilot, app: App, form: CasesForm) -> None:
+    """The cases listed with their lock checked, and focus on the list, where its keys work."""
+    form.query_one("#cases-table", DataTable).focus()
+    await pilot.press("g")
+    await wait_for_timer(pilot, lambda: form.cases and form.cases[0].lock_verified,
+                         what="the case with its lock checked")
+
+
+async def open_gate(pilot, app: App, key: str):
+    await pilot.press(key)
+    await wait_for(pilot, lambda: isinstance(app.screen, GateScreen) and app.screen.focused,
+                   what=f"the gate behind {key}")
+    gate = app.screen
+    # Focus starts where Enter does nothing that cannot be taken back.
+    assert gate.focused.id in ("gate-cancel", "gate-code")
+    return gate
+
+
 async def test_cases_list_and_a_release_through_the_gate(pair: Pair):
     carol = await pair.open("carol")
     offer_id, _, deal_b = await arbitrated_deal(pair, [carol])
     form = CasesForm(carol.referee, id="cases")
     app = Host(form)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.click("#cases-refresh")
-        await wait_for_timer(pilot, lambda: form.cases and form.cases[0].lock_verified,
-                             what="the case with its lock checked")
+        await focused_cases(pilot, app, form)
         table = app.query_one("#cases-table", DataTable)
         assert table.row_count == 1
         assert "locked" in screen_text(app) and "the secret" in screen_text(app)
-        await pilot.click("#cases-release")
-        await wait_for(pilot, lambda: app.screen.query("#gate-code"), what="the gate")
+        await open_gate(pilot, app, "r")
         assert "Release to the payee, sealed" in screen_text(app)
         await pilot.press("escape")  # backing out releases nothing
         await wait_for(pilot, lambda: not app.screen.query("#gate-code"), what="dismiss")
         assert form.cases[0].decision == "pending"
-        await pilot.click("#cases-release")
-        await wait_for(pilot, lambda: app.screen.query("#gate-code"), what="the gate")
+        await open_gate(pilot, app, "r")
         await pilot.press(*"zzzz", "enter")  # a wrong code never enables the confirm button
         await pilot.pause()
         assert app.screen.query_one("#gate-confirm").disabled
@@ -81,19 +96,59 @@ async def test_cases_list_and_a_release_through_the_gate(pair: Pair):
     assert pair.bob.keeper.deal_secret(offer_id) is not None
 
 
-async def test_withhold_and_a_refusal_shown_in_words(pair: Pair):
+async def test_withhold_is_a_gate_with_the_code_and_a_refusal_is_shown_in_words(pair: Pair):
     carol = await pair.open("carol")
-    await arbitrated_deal(pair, [carol])
+    offer_id, _, deal_b = await arbitrated_deal(pair, [carol])
     form = CasesForm(carol.referee, id="cases")
     app = Host(form)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.click("#cases-refresh")
-        await wait_for_timer(pilot, lambda: form.cases, what="cases")
-        await pilot.click("#cases-withhold")
-        await wait_for(pilot, lambda: form.cases[0].decision == "withheld")
-        await pilot.click("#round-commit")  # no verdict typed
-        await wait_for(pilot, lambda: "type a verdict" in text_of(app, "#case-detail"))
+        await focused_cases(pilot, app, form)
+        await pilot.press("enter", "enter")  # Enter on the list withholds nothing
+        gate = await open_gate(pilot, app, "w")
+        assert "Withhold, for good" in screen_text(app) and "never claim" in screen_text(app)
+        await pilot.press("enter", "enter", "y")  # no code typed: nothing happens
+        await pilot.pause()
+        assert app.screen is gate and carol.referee.case(offer_id).decision == "pending"
+        gate.query_one("#gate-code").value = ""  # the y went into the code field
+        await pilot.press(*deal_b.state.contract[2:6], "enter")
+        await wait_for_timer(pilot, lambda: form.cases[0].decision == "withheld",
+                             what="withheld")
+        await pilot.press("c")  # no verdict typed: the field takes focus and says so
+        await wait_for(pilot, lambda: "type the verdict" in text_of(app, "#case-detail"))
+        assert app.focused.id == "round-verdict"
+        await pilot.press("enter")  # still no verdict: nothing opens
+        await pilot.pause()
+        assert not isinstance(app.screen, GateScreen)
         await pilot.press("tab", "tab", "enter", "escape")  # keys with no input focused
+
+
+async def test_mint_is_a_gate_and_the_list_follows_the_deal_by_itself(pair: Pair, monkeypatch):
+    """The arbiter mints through its gate (a plain yes); then, with no key pressed, the list
+    shows the accept and the lock as the venue and the rail report them."""
+    monkeypatch.setattr(CasesForm, "REFRESH_S", 0.2)
+    carol = await pair.open("carol")
+    alice, bob = pair.alice, pair.bob
+    offer_id = (await alice.post_offer(draft(rails="memory", panel=carol.did))).deal_id
+    await carol.referee.refresh()
+    form = CasesForm(carol.referee, id="cases")
+    app = Host(form)
+    async with app.run_test(size=SIZE) as pilot:
+        form.query_one("#cases-table", DataTable).focus()
+        await wait_for_timer(pilot, lambda: form.cases, what="the case")
+        assert not form.cases[0].minted
+        await open_gate(pilot, app, "m")
+        assert "tclk1-statement" in screen_text(app)
+        await pilot.press("y")
+        await wait_for_timer(pilot, lambda: form.cases[0].minted, what="minted")
+        await bob.sync()
+        await bob.accept_offer(offer_id)
+        await wait_for_timer(pilot, lambda: form.cases[0].status == "accepted",
+                             what="the accept, unasked")
+        await alice.sync()
+        await lock_as_payer(pair, alice.deal(offer_id), "memory")
+        await wait_for_timer(pilot, lambda: form.cases[0].lock_verified is True,
+                             what="the lock checked on the rail, unasked")
+        assert "lock verified" in text_of(app, "#case-detail")
 
 
 async def test_committee_progress_then_the_round_view(pair: Pair):
@@ -125,18 +180,60 @@ async def test_committee_progress_then_the_round_view(pair: Pair):
     form = CasesForm(jurors[2].referee, id="cases")
     app = Host(form)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.click("#cases-refresh")
+        form.query_one("#cases-table", DataTable).focus()
+        await pilot.press("g")
         await wait_for_timer(pilot, lambda: form.cases, what="cases")
         assert "committed" in text_of(app, "#round-text")
         assert "commit phase open" in text_of(app, "#round-text")
-        await pilot.click("#round-open")
-        await wait_for_timer(pilot, lambda: "still open" in text_of(app, "#case-detail"),
-                             what="the early-open refusal")
-        app.query_one("#round-verdict").value = "refund"
-        await pilot.click("#round-commit")
+        gate = await open_gate(pilot, app, "o")  # the gate says why it cannot open yet
+        assert "still open" in screen_text(app) and gate.query_one("#gate-confirm").disabled
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, GateScreen))
+        app.query_one("#round-verdict").focus()
+        await pilot.press(*"refund")
+        await pilot.press("enter")  # Enter in the verdict field opens the commit gate
+        await wait_for(pilot, lambda: isinstance(app.screen, GateScreen) and app.screen.focused)
+        assert "Commit a vote" in screen_text(app) and "refund" in screen_text(app)
+        await pilot.press("y")
         await wait_for_timer(pilot, lambda: "commit phase closed" in text_of(app, "#round-text"),
                              what="the round closed")
-        await pilot.click("#round-open")
+        form.query_one("#cases-table", DataTable).focus()
+        await open_gate(pilot, app, "o")
+        await pilot.press("y")
         await wait_for_timer(pilot, lambda: "opened: refund" in text_of(app, "#round-text"),
                              what="our opening")
     assert deal_b.state.status == "locked"
+
+
+async def test_the_cases_keys_are_in_the_footer_and_the_help_one_key_away():
+    """`4` lands on the cases list: every act is one key away, named in the footer and in
+    `?`; each opens its gate, and none acts on its own key."""
+    from tclk_tui.tui.app import TclkApp
+    from tclk_tui.tui.help_screen import HelpScreen
+    from tests.tui.contract_wallet import Clock, ContractWallet
+
+    clock = Clock()
+    wallet = ContractWallet(clock=clock, referee=True)
+    app = TclkApp(wallet, clock_ms=clock)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("4")
+        await wait_for(pilot, lambda: app.focused is not None
+                       and app.focused.id == "cases-table", what="the cases list focused")
+        await pilot.pause()
+        footer = screen_text(app).splitlines()[-1]
+        for word in ("g Refresh", "m Mint", "r Release", "w Withhold", "c Commit", "o Open"):
+            assert word in footer, (word, footer)
+        await pilot.press("question_mark")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
+        help_text = str(app.screen.query_one("#help-text").render())
+        assert "Arbiter: cases" in help_text and "cases.withhold" in help_text
+        await pilot.press("escape")
+        for key, action in (("m", "arbiter-mint"), ("r", "arbiter-release"),
+                            ("w", "arbiter-withhold"), ("o", "vote-open")):
+            await wait_for(pilot, lambda: app.screen is app.default_screen)
+            gate = await open_gate(pilot, app, key)
+            assert gate.request.action == action
+            await pilot.press("enter")  # on Back out, or in an empty code field
+            await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is app.default_screen)
+        assert wallet.referee.done == []

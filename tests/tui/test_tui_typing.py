@@ -88,3 +88,71 @@ async def test_a_pane_key_and_that_panes_own_key_in_one_burst(wallet, clock):
         burst(app, ["3", "b"])
         await wait_for(pilot, lambda: isinstance(app.screen, GateScreen), what="the gate")
         assert app.screen.request.action == "seed-backup"
+
+
+async def test_typing_an_offer_ahead_of_its_form_fills_the_form(wallet, clock):
+    """`n1000` Tab `FLOP` Tab `paper` as one burst: the form opens and takes all of it; the
+    board's filter takes none of it. Three times running."""
+    from tclk_tui.tui.offer_form import OfferFormScreen
+
+    app = TclkApp(wallet, clock_ms=clock)
+    async with app.run_test(size=(80, 24)) as pilot:
+        for _ in range(3):
+            await pilot.pause()
+            assert app.focused is not None and app.focused.id == "offer-table"
+            burst(app, ["n", *keys_of("1000"), "tab", *keys_of("FLOP"), "tab",
+                        *keys_of("paper")])
+            await wait_for(pilot, lambda: dialog_open(app, OfferFormScreen)
+                           and app.screen.query_one("#field-rails", Input).value == "paper",
+                           what="the form filled")
+            form = app.screen
+            assert form.query_one("#field-amount", Input).value == "1000"
+            assert form.query_one("#field-asset", Input).value == "FLOP"
+            assert app.default_screen.query_one("#board-filter", Input).value == ""
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: app.screen is app.default_screen)
+            app.query_one("#offer-table").focus()
+
+
+async def test_the_post_key_typed_ahead_with_the_offer_does_not_post_it(wallet, clock,
+                                                                       monkeypatch):
+    from tclk_tui.tui.deliberate import DeliberateKeys
+    from tclk_tui.tui.offer_form import OfferFormScreen
+
+    monkeypatch.setattr(DeliberateKeys, "REACTION_S", 60.0)
+    app = TclkApp(wallet, clock_ms=clock)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        burst(app, ["n", *keys_of("1000"), "tab", *keys_of("FLOP"), "tab",
+                    *keys_of("paper"), "ctrl+s"])
+        await wait_for(pilot, lambda: dialog_open(app, OfferFormScreen)
+                       and app.screen.query_one("#field-rails", Input).value == "paper")
+        await pilot.pause()
+        assert isinstance(app.screen, OfferFormScreen) and not wallet.posted
+
+
+async def test_keys_typed_ahead_never_reach_a_confirmation(wallet, clock, monkeypatch):
+    """Keys that land within the reaction time of a gate opening go nowhere: the code and
+    Enter typed on the reveal gate leave its field empty and confirm nothing; Enter Enter on
+    the lock gate, with Back out focused, leaves it open. Esc still backs out."""
+    from tclk_tui.tui.deliberate import DeliberateKeys
+    from tclk_tui.tui.gate_screen import GateScreen
+
+    monkeypatch.setattr(DeliberateKeys, "REACTION_S", 60.0)
+    app = TclkApp(wallet, clock_ms=clock)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("2")
+        await wait_for(pilot, lambda: app.deal_room.view is not None)
+        deal = wallet.deal(app.deal_room.view.deal_id)
+        for action, keys in (("reveal", [*keys_of("abcd"), "enter", "y"]),
+                             ("lock", ["enter", "enter", "y"])):
+            app.run_deal_action(action, deal.deal_id)
+            await wait_for(pilot, lambda: dialog_open(app, GateScreen), what=action)
+            burst(app, keys)
+            await pilot.pause()
+            gate = app.screen
+            assert isinstance(gate, GateScreen), action
+            assert gate.query_one("#gate-code", Input).value == ""
+            assert not deal.confirmations
+            burst(app, ["escape"])
+            await wait_for(pilot, lambda: app.screen is app.default_screen, what="backed out")

@@ -18,6 +18,7 @@ from tclk_tui.engine.deadlines import deal_deadlines
 from tclk_tui.engine.deal.text import describe_frame, short
 from tclk_tui.engine.events import DealAdvanced
 from tclk_tui.engine.ports import DealContext
+from tclk_tui.engine.side_lines import read_side_line
 from tclk_tui.engine.views import Deadlines, RecordView
 from tclk_tui.protocol.codec import try_decode_frame
 from tclk_tui.protocol.errors import TclkError
@@ -351,12 +352,16 @@ class DealFold:
         shown = self._views.get(key)
         if shown is None:
             frame = try_decode_frame(record.line)
+            # A referee's statement or a juror's vote is no frame, and no junk either.
+            side = None if frame else read_side_line(record.line)
             shown = self._views[key] = RecordView(
                 room=record.room, seq=record.seq, ts_ms=record.timestamp_ms,
                 sender=record.sender, verified=self._fold.signed(index),
-                type=frame.get("type") if frame else None,
-                summary=describe_frame(frame, amount) if frame else record.line[:120],
-                ok=step.ok, mine=record.sender == self.ctx.did, reason=reason)
+                type=frame.get("type") if frame else side[0] if side else None,
+                summary=describe_frame(frame, amount) if frame else side[1] if side
+                else record.line[:120],
+                ok=step.ok or side is not None, mine=record.sender == self.ctx.did,
+                reason=None if side else reason)
         return shown
 
 
