@@ -373,7 +373,7 @@ def cmd_venue(args: argparse.Namespace) -> int:
 
 def cmd_demo(args: argparse.Namespace) -> int:
     if args.headless:
-        from tclk_tui.engine.demo import run_headless
+        from tclk_tui.demo.session import run_headless
 
         transcript = io.StringIO() if args.json else sys.stdout
         import asyncio

@@ -115,3 +115,19 @@ def test_no_class_is_over_400_lines_but_those_still_being_split():
     assert set(over) - STILL_OVER == set(), \
         f"classes over {MAX_CLASS_LINES} lines: split them along their seams: {over}"
     assert STILL_OVER - set(over) == set(), "under the limit now: take them off STILL_OVER"
+
+
+def test_every_import_of_the_package_names_a_module_that_exists():
+    """mypy is told to ignore missing imports (for third-party stubs), so a module that moved
+    would hide behind it: every `tclk_tui` module the package, its tests and its benchmarks
+    import must exist."""
+    import importlib.util
+
+    root = PACKAGE.parent
+    missing = []
+    for folder in (PACKAGE, root / "tests", root / "benchmarks"):
+        for path in sorted(folder.rglob("*.py")):
+            for name in _imports(path):
+                if name.split(".")[0] == "tclk_tui" and importlib.util.find_spec(name) is None:
+                    missing.append(f"{path.relative_to(root)} imports {name}")
+    assert missing == []

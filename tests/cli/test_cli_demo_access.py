@@ -9,8 +9,7 @@ import os
 import re
 import sys
 
-from tclk_tui.engine.demo import demo_session
-
+from tclk_tui.demo.session import demo_session
 from tclk_tui.engine.views import OfferDraft
 from tclk_tui.tui.app import TclkApp
 from tclk_tui.tui.run import DEMO_AGENT, demo_owner
