@@ -15,8 +15,8 @@ from tclk_tui.engine.decoded import DecodedLines
 from tclk_tui.engine.events import BoardChanged
 from tclk_tui.engine.views import BoardQuery, OfferRow
 from tclk_tui.protocol.errors import LineError, TclkError
-from tclk_tui.protocol.ids import contract_id
 from tclk_tui.protocol.locks import is_valid_statement
+from tclk_tui.protocol.machine import apply_frame, open_contract
 from tclk_tui.protocol.naming import OFFER_ROOM
 from tclk_tui.protocol.panel import Panel, panel_of, panel_statement
 from tclk_tui.protocol.side_lines import is_statement_line, parse_statement
@@ -195,16 +195,12 @@ class OffersBoard:
             return "rejected", "accept names an offer not on the board"
         if row.status in ("accepted", "cancelled"):
             return "rejected", f"accept for an offer already {row.status}"
-        if frame["from"] == offer["from"]:
-            return "rejected", "cannot accept own offer"
-        if record.timestamp_ms >= offer["expiresMs"]:
-            return "rejected", "offer has expired"
-        if not is_valid_statement(offer["lock"], frame["statement"]):
-            return "rejected", f"statement does not fit a {offer['lock']} lock"
-        core = {k: frame[k] for k in ("from", "ref", "statement", "paymentKey", "nonce")
-                if k in frame}
-        if contract_id(offer, core) != frame["contract"]:
-            return "rejected", "contract id mismatch"
+        # The state machine's own judgement, at the venue's stamp: the board shows an offer
+        # accepted only by an accept the deal's fold would take (one rule, not a copy of it).
+        step = apply_frame(open_contract(offer), frame, record.timestamp_ms)
+        if not step.ok:
+            return "rejected", (step.reason or "refused by the state machine").removeprefix(
+                "tclk: ")
         self._accepts[offer_id] = (record, frame)
         self._rows[offer_id] = replace(row, status="accepted")
         return "updated", offer_id

@@ -215,3 +215,29 @@ def test_rejected_line_counts_stay_bounded_whatever_the_junk():
     assert changed.rejected == lines and sum(tally.values()) == lines
     assert len(tally) <= MAX_REJECT_REASONS + 1
     assert max(len(reason) for reason in tally) <= MAX_REJECT_REASON_CHARS
+
+
+async def test_the_board_shows_accepted_only_what_the_machine_takes(pair: Pair):
+    """A point-lock accept without the acceptor's paymentKey (its contract id computed over
+    what it holds) is one the deal's fold refuses: the board must not show the offer taken by
+    it, or every other acceptor's wallet would stand aside for a deal that cannot exist."""
+    import hashlib
+    import secrets
+
+    from tclk_tui.protocol.ids import contract_id
+    from tclk_tui.protocol.machine import accept_core
+
+    alice, bob = pair.alice, pair.bob
+    offer_id = (await alice.post_offer(draft(lock="point"))).deal_id
+    await bob.sync()
+    offer = bob.board.offer_frame(offer_id)
+    assert offer is not None
+    statement = "0x02" + hashlib.sha256(b"any point").hexdigest()
+    core = {"from": bob.did, "ref": offer_id, "statement": statement,
+            "nonce": secrets.token_hex(8)}
+    frame = {"type": "accept", **core, "contract": contract_id(offer, accept_core(core))}
+    await bob.client.post(OFFER_ROOM, encode_frame(frame))
+    await alice.sync()
+    assert alice.board.rejected().get("point locks require the acceptor's paymentKey") == 1
+    [(_, row)] = alice.board.rows([offer_id])
+    assert row.status != "accepted"
