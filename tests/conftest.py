@@ -18,6 +18,27 @@ settings.register_profile("suite", deadline=None)
 settings.load_profile("suite")
 
 
+# A venue whose rate limits are off enforces none, but publishes the public numbers in /config,
+# and every wallet paces itself to what /config says: a test that is not about the budgets would
+# then wait out a write token every few seconds. Such a venue publishes rates it will never
+# refuse instead (the wallet adopts them, as it would a deployment's own); a test about the
+# budgets turns the limits on, or is marked `published_rates` to read the public numbers.
+UNPACED = {"rate_read": 1_000_000, "rate_write": 1_000_000, "rate_rooms_per_day": 1_000_000}
+
+
+@pytest.fixture(autouse=True)
+def unpaced_venues(request, monkeypatch):
+    if request.node.get_closest_marker("published_rates") is not None:
+        return
+    real = VenueConfig.settings
+
+    def settings(self: VenueConfig) -> dict:
+        published = real(self)
+        return published if self.rate_limits else {**published, **UNPACED}
+
+    monkeypatch.setattr(VenueConfig, "settings", settings)
+
+
 @pytest.fixture
 async def venue() -> AsyncIterator[RunningVenue]:
     """A fresh in-memory venue with the public defaults (rate limits off)."""

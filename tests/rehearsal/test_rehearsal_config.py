@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import httpx
+import pytest
 
 from tclk_tui.rehearsal.server import VenueConfig
 from tests.rehearsal.support import Clock, VenueFactory, http
+
+pytestmark = pytest.mark.published_rates  # these read /config's public numbers themselves
 
 DEFAULT_SETTINGS = {
     "rate_read": 120,
