@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -26,17 +26,24 @@ settings.load_profile("suite")
 UNPACED = {"rate_read": 1_000_000, "rate_write": 1_000_000, "rate_rooms_per_day": 1_000_000}
 
 
-@pytest.fixture(autouse=True)
-def unpaced_venues(request, monkeypatch):
-    if request.node.get_closest_marker("published_rates") is not None:
-        return
+@pytest.fixture(autouse=True, scope="session")
+def unpaced_venues() -> Iterator[Callable[[VenueConfig], dict]]:
+    """For the whole session, so a venue a module-scoped fixture starts is unpaced too."""
     real = VenueConfig.settings
 
     def settings(self: VenueConfig) -> dict:
         published = real(self)
         return published if self.rate_limits else {**published, **UNPACED}
 
-    monkeypatch.setattr(VenueConfig, "settings", settings)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(VenueConfig, "settings", settings)
+        yield real
+
+
+@pytest.fixture(autouse=True)
+def published_rates(request, unpaced_venues, monkeypatch) -> None:
+    if request.node.get_closest_marker("published_rates") is not None:
+        monkeypatch.setattr(VenueConfig, "settings", unpaced_venues)
 
 
 @pytest.fixture
