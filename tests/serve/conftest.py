@@ -79,8 +79,12 @@ class Served:
 def serving(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> Iterator[Served]:
     """`tclk-tui serve <args> --port <free>` listening; stopped and its group killed after."""
     port = free_port()
+    # The demo serves its profile's control socket from the user's runtime dir: a dir of the
+    # test's own, so a served demo's TMPDIR holds nothing but its throwaway profile.
+    runtime = tmp_path / "runtime"
+    runtime.mkdir(mode=0o700, exist_ok=True)
     environment = {**os.environ, "PYTHONPATH": str(ROOT), "TCLK_HOME": str(tmp_path / "home"),
-                   **(env or {})}
+                   "XDG_RUNTIME_DIR": str(runtime), **(env or {})}
     environment.pop("TCLK_CRASH_AT", None)
     process = subprocess.Popen(
         [sys.executable, "-m", "tclk_tui.cli", "serve", *args, "--port", str(port)],
