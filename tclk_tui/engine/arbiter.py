@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from tclk_tui.engine import referee_gates
 from tclk_tui.engine.arbitration import commit_vote
-from tclk_tui.engine.deal import _ms_text, short
+from tclk_tui.engine.deal.text import ms_text, short
 from tclk_tui.engine.errors import EngineError
 from tclk_tui.engine.events import Notice
 from tclk_tui.engine.gates import (
@@ -350,9 +350,9 @@ class RefereeDesk:
                  GateFact("status", state.status == "locked" or None, state.status),
                  GateFact("lock on the rail", view.lock_verified, view.lock_detail),
                  GateFact("time to claimByMs", None if now < offer["claimByMs"] else False,
-                          _ms_text(offer["claimByMs"] - now)),
+                          ms_text(offer["claimByMs"] - now)),
                  GateFact("time to refundAfterMs", None if now < offer["refundAfterMs"]
-                          else False, _ms_text(offer["refundAfterMs"] - now))]
+                          else False, ms_text(offer["refundAfterMs"] - now))]
         if state.status != "locked":
             blockers.append(f"the contract is {state.status}, not locked")
         elif view.lock_verified is not True:

@@ -19,7 +19,7 @@ import secrets as _secrets
 from typing import TYPE_CHECKING
 
 from tclk_tui.engine.arbitration import commit_vote
-from tclk_tui.engine.deal import _ms_text, short
+from tclk_tui.engine.deal.text import ms_text, short
 from tclk_tui.engine.errors import EngineError
 from tclk_tui.engine.gates import (
     GateAction,
@@ -168,7 +168,7 @@ def request_withhold(desk: RefereeDesk, offer_id: str) -> GateRequest:
              GateFact("then", None, after),
              GateFact("lock on the rail", view.lock_verified, view.lock_detail),
              GateFact("time to refundAfterMs", None,
-                      _ms_text(view.refund_after_ms - now))]
+                      ms_text(view.refund_after_ms - now))]
     code_of, digits_of = (view.contract, "contract id") if view.contract else \
         (offer_id, "offer id")
     return _request(desk, "arbiter-withhold", offer_id, facts, blockers, code_of=code_of,
@@ -202,7 +202,7 @@ def _round_facts(round_: RoundView, now_ms: int) -> list[GateFact]:
     return [GateFact("round", None, f"{committed} of {len(round_.jurors)} jurors committed; "
                      f"commit phase {'closed' if round_.commit_closed else 'open'}"),
             GateFact("time to the commit deadline", None,
-                     _ms_text(round_.deadline_ms - now_ms))]
+                     ms_text(round_.deadline_ms - now_ms))]
 
 
 def request_commit(desk: RefereeDesk, offer_id: str, verdict: str) -> GateRequest:

@@ -15,7 +15,7 @@ from tclk_tui.engine.mailbox import (
 )
 from tclk_tui.technocore.e2e import encrypt_line, new_channel, seal_channel
 from tests.engine.helpers import Pair, arbitrated_deal, draft
-from tests.engine.test_engine_poison_mail import piece, seal_raw
+from tests.engine.test_engine_poison_mail import count_reads, piece, seal_raw
 
 
 async def test_naming_the_wallet_on_a_panel_buys_a_stranger_no_reads(pair: Pair, monkeypatch):
@@ -30,14 +30,7 @@ async def test_naming_the_wallet_on_a_panel_buys_a_stranger_no_reads(pair: Pair,
     for n in range(40):  # each a message whose second piece never comes
         await seal_raw(mallory, bob, [piece("{", 1, 2, message=f"m{n:07d}")])
     await bob.check_mail()  # opens every delivery
-    reads: list[str] = []
-    real_read = bob.client.read
-
-    async def counted(room, *args, **kwargs):
-        reads.append(room)
-        return await real_read(room, *args, **kwargs)
-
-    monkeypatch.setattr(bob.client, "read", counted)
+    reads = count_reads(bob, monkeypatch)
     await bob.check_mail()
     assert len(reads) <= (bob.mail.generation + EXPECTED_READS_PER_POLL
                           + STRANGER_READS_PER_POLL), len(reads)

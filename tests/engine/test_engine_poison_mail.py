@@ -26,6 +26,19 @@ def texts(queue) -> list[str]:
     return out
 
 
+def count_reads(wallet: Wallet, monkeypatch) -> list[str]:
+    """The rooms `wallet` reads from now on, one entry a read (the venue client's own read)."""
+    reads: list[str] = []
+    real_read = wallet.client.read
+
+    async def counted(room, *args, **kwargs):
+        reads.append(room)
+        return await real_read(room, *args, **kwargs)
+
+    monkeypatch.setattr(wallet.client, "read", counted)
+    return reads
+
+
 async def seal_raw(sender: Wallet, to: Wallet, lines: list[str], *, signed: bool = True,
                    venue_url: str = "") -> str:
     """Seal a fresh channel to `to` and write `lines` (plaintext pieces) into it as they are."""
@@ -121,14 +134,7 @@ async def test_a_polls_reads_do_not_grow_with_strangers_and_a_new_sender_still_g
         for n in range(MAX_UNREAD_PER_SENDER):
             await seal_raw(stranger, bob, [piece("{", 1, 2, message=f"m{n:07d}")])
     await bob.check_mail()  # opens every delivery
-    reads: list[str] = []
-    real_read = bob.client.read
-
-    async def counted(room, *args, **kwargs):
-        reads.append(room)
-        return await real_read(room, *args, **kwargs)
-
-    monkeypatch.setattr(bob.client, "read", counted)
+    reads = count_reads(bob, monkeypatch)
     await bob.check_mail()
     assert len(reads) <= bob.mail.generation + STRANGER_READS_PER_POLL, reads
     # A letter from one more stranger still arrives within a bounded number of polls.

@@ -27,7 +27,6 @@ from tclk_tui.engine.deal.gates import LOCK_MARGIN_MS
 from tclk_tui.engine.deal.rail import LockCheck, RailCheck, claim_message
 from tclk_tui.engine.deal.session import DealSession
 from tclk_tui.engine.deal.text import describe_frame, short
-from tclk_tui.engine.deal.text import ms_text as _ms_text
 
-__all__ = ["LOCK_MARGIN_MS", "UNKNOWN", "DealSession", "LockCheck", "RailCheck", "_ms_text",
+__all__ = ["LOCK_MARGIN_MS", "UNKNOWN", "DealSession", "LockCheck", "RailCheck",
            "claim_message", "describe_frame", "short"]
