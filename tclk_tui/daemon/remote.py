@@ -1,12 +1,14 @@
-"""The app's ports over the control socket, client side: the same screens, attached.
+"""The door over the control socket, client side: the same screens, attached.
 
-`RemoteWallet` answers what `tclk_tui.tui.ports.WalletPort` asks by calling the owner's
-`port.call`. Reads the app makes while drawing are short blocking calls on one connection (the
-owner answers them from memory, without waiting for any engine action); an action that awaits
-the engine (post, accept, confirm) runs on a connection of its own in a worker thread, so the
-screen keeps drawing meanwhile. Engine events arrive as notifications and are republished on a
-local bus, the owner's recent events first: a face that re-attaches sees the warnings raised
-while it was away.
+`RemoteDoor` is the door (`engine.door.Door`) of the engine the profile's owner runs: a command
+is the owner's `door.run`, a gated command's request its `door.state`, and everything else the
+app reads is a `door.view` (`daemon.methods`). Reads the app makes while drawing are short
+blocking calls on one connection (the owner answers them from memory, without waiting for any
+engine action); a command runs on a connection of its own in a worker thread, so the screen
+keeps drawing meanwhile. A refusal comes back as the command's error (`CommandError`), as
+in-process. Engine events arrive as notifications and are republished on a local bus, the
+owner's recent events first: a face that re-attaches sees the warnings raised while it was
+away.
 """
 
 from __future__ import annotations
@@ -15,14 +17,16 @@ import asyncio
 import contextlib
 import json
 import time
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tclk_tui.daemon import wire
 from tclk_tui.daemon.client import DaemonClient
 from tclk_tui.daemon.codec import Decoder, to_wire
 from tclk_tui.daemon.wire import RpcError
-from tclk_tui.engine.arbitration import ArbitrationError, CombineResult, Tally, VoteCommit
+from tclk_tui.engine.arbitration import CombineResult, Tally, VoteCommit
+from tclk_tui.engine.commands import CommandError, Unconfirmed
 from tclk_tui.engine.errors import EngineError
 from tclk_tui.engine.events import (
     Alert,
@@ -34,7 +38,7 @@ from tclk_tui.engine.events import (
     Notice,
     VenueStatus,
 )
-from tclk_tui.engine.gates import GateFact, GateRefused, GateRequest
+from tclk_tui.engine.gates import GateFact, GateRequest
 from tclk_tui.engine.venue_budget import VenueBudgetView
 from tclk_tui.engine.views import (
     OFFER_ID_CHARS,
@@ -47,18 +51,12 @@ from tclk_tui.engine.views import (
     TimelineEntry,
     VaultStatus,
 )
-from tclk_tui.protocol.errors import TclkError
 from tclk_tui.technocore.budget import BudgetView
-from tclk_tui.technocore.errors import VenueError
-from tclk_tui.vault.errors import VaultError
 
 VALUES = Decoder(OfferRow, DealView, Deadlines, RecordView, TimelineEntry, FieldProblem,
                  HeldSecret, VaultStatus, GateRequest, GateFact, CombineResult, VoteCommit,
                  Tally, BoardChanged, DealAdvanced, DeadlineWarning, VenueStatus, Notice,
-                 VenueBudgetView, BudgetView, Alert)
-_RAISED: dict[str, type[Exception]] = {
-    "GateRefused": GateRefused, "ArbitrationError": ArbitrationError, "VaultError": VaultError,
-    "VenueError": VenueError, "TclkError": TclkError, "EngineError": EngineError}
+                 VenueBudgetView, BudgetView, Alert, Unconfirmed)
 
 
 ROWS_PER_CALL = 5000  # board rows fetched in one reply (some 4 MiB of JSON)
@@ -73,18 +71,17 @@ def _decode(value: Any) -> Any:
         return VALUES.decode(value)
     if isinstance(value, list):
         return [_decode(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _decode(v) for k, v in value.items()}
     return value
 
 
-def _raise_as_engine(exc: RpcError) -> Exception:
+def _refusal(exc: RpcError) -> Exception:
+    """The owner's refusal as the command's error, as an in-process face meets it."""
     data = exc.data if isinstance(exc.data, dict) else {}
-    cls = _RAISED.get(str(data.get("exception", "")), EngineError)
-    if cls is GateRefused:
-        return GateRefused(exc.message)
-    try:
-        return cls(exc.message)
-    except TypeError:  # an error type with a richer constructor: keep the sentence
-        return EngineError(exc.message)
+    if "kind" in data:
+        return CommandError.from_dict(data)
+    return EngineError(exc.message)
 
 
 class _HeldBus(EventBus):
@@ -108,127 +105,40 @@ class _HeldBus(EventBus):
         return queue
 
 
-class _Port:
-    """Calls on one target (`wallet`, `board`, a deal, ...) of the owner's `port.call`."""
+class RemoteBoard:
+    """The owner's board, read through `door.view`. A query asks for the matching offers' ids
+    and versions only, and fetches the rows this face does not hold yet (or holds in an older
+    version): a board of 20,000 offers crosses the socket once, not at every requery."""
 
-    def __init__(self, remote: RemoteWallet, target: str, **extra: Any) -> None:
-        self._remote = remote
-        self._target = target
-        self._extra = extra
-
-    def _params(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]
-                ) -> dict[str, Any]:
-        return {"target": self._target, "name": name, "args": [to_wire(a) for a in args],
-                "kwargs": {k: to_wire(v) for k, v in kwargs.items()}, **self._extra}
-
-    def call(self, name: str, *args: Any, **kwargs: Any) -> Any:
-        return self._remote.read("port.call", self._params(name, args, kwargs))
-
-    async def act(self, name: str, *args: Any, **kwargs: Any) -> Any:
-        return await self._remote.act("port.call", self._params(name, args, kwargs))
-
-
-class RemoteBoard(_Port):
-    """The owner's board. A query asks for the matching offers' ids and versions only, and
-    fetches the rows this face does not hold yet (or holds in an older version): a board of
-    20,000 offers crosses the socket once, not at every requery."""
-
-    def __init__(self, remote: RemoteWallet, target: str) -> None:
-        super().__init__(remote, target)
+    def __init__(self, door: RemoteDoor) -> None:
+        self._door = door
         self._held: dict[str, tuple[int, OfferRow]] = {}
 
     def query(self, q: Any) -> list[OfferRow]:
-        ids, versions = self.call("listing", q)
+        ids, versions = self._door.view("board.listing", q)
         listed = list(zip((ids[at:at + OFFER_ID_CHARS]
                            for at in range(0, len(ids), OFFER_ID_CHARS)), versions, strict=True))
         held = self._held
         stale = [oid for oid, version in listed
                  if (known := held.get(oid)) is None or known[0] != version]
         for start in range(0, len(stale), ROWS_PER_CALL):
-            for version, row in self.call("rows", stale[start:start + ROWS_PER_CALL]):
+            for version, row in self._door.view("board.rows", stale[start:start + ROWS_PER_CALL]):
                 held[row.offer_id] = (int(version), row)
         # An offer whose row the owner no longer had is left out, as the owner's query would.
         return [held[oid][1] for oid, _ in listed if oid in held]
 
     def get(self, offer_id: str) -> OfferRow | None:
-        return self.call("get", offer_id)
+        return self._door.view("board.get", offer_id)  # type: ignore[no-any-return]
 
     def rejected(self) -> dict[str, int]:
-        return self.call("rejected")
+        return self._door.view("board.rejected")  # type: ignore[no-any-return]
 
     def __len__(self) -> int:
-        return int(self.call("__len__"))
+        return int(self._door.view("board.size"))
 
 
-class RemoteDeal(_Port):
-    def __init__(self, remote: RemoteWallet, deal_id: str) -> None:
-        super().__init__(remote, "deal", deal=deal_id)
-        self.deal_id = deal_id
-
-    def view(self) -> DealView:
-        return self.call("view")
-
-    def request_lock(self, rail: str | None = None) -> GateRequest:
-        return self.call("request_lock", rail)
-
-    def request_reveal(self) -> GateRequest:
-        return self.call("request_reveal")
-
-    def request_cancel(self) -> GateRequest:
-        return self.call("request_cancel")
-
-    def request_refund(self) -> GateRequest:
-        return self.call("request_refund")
-
-    async def confirm(self, request: GateRequest, *, typed_code: str | None = None,
-                      acknowledge_late: bool = False) -> DealView:
-        return await self.act("confirm", request, typed_code=typed_code,
-                              acknowledge_late=acknowledge_late)
-
-    async def heartbeat(self, note: str | None = None) -> DealView:
-        return await self.act("heartbeat", note)
-
-    async def receipt(self) -> DealView:
-        return await self.act("receipt")
-
-
-class RemoteArbitration(_Port):
-    def split(self, kind: str, secret: str, parts: int) -> list[str]:
-        return self.call("split", kind, secret, parts)
-
-    def combine(self, kind: str, shares: list[str], statement: str | None = None) -> Any:
-        return self.call("combine", kind, shares, statement)
-
-    def commit_vote(self, contract: str, verdict: str) -> Any:
-        return self.call("commit_vote", contract, verdict)
-
-    def verify_vote(self, commitment: str, contract: str, verdict: str, salt: str) -> bool:
-        return bool(self.call("verify_vote", commitment, contract, verdict, salt))
-
-    async def tally(self, contract: str, jurors: list[str] | None = None) -> Any:
-        return await self.act("tally", contract, jurors)
-
-
-class RemoteSettings(_Port):
-    """The owner's journal settings the app may read and write (its theme)."""
-
-    def get(self, key: str) -> str | None:
-        return self.call("get", key)
-
-    def set(self, key: str, value: str) -> None:
-        self.call("set", key, value)
-
-
-class RemoteJournal:
-    """What an attached face reaches of the owner's journal: the shape of `Journal` (its
-    `settings`), so the app reads its theme alike in-process and attached."""
-
-    def __init__(self, settings: RemoteSettings) -> None:
-        self.settings = settings
-
-
-class RemoteWallet:
-    """A WalletPort whose engine runs in the profile's owner (daemon or app)."""
+class RemoteDoor:
+    """The door (`engine.door.Door`) of the engine the profile's owner (daemon or app) runs."""
 
     def __init__(self, profile_dir: Path, status: dict[str, Any]) -> None:
         self.profile_dir = profile_dir
@@ -241,16 +151,13 @@ class RemoteWallet:
         self._venue_status = VenueStatus(status.get("venue_status", "connecting"),
                                          status.get("venue_detail", ""))
         self.events: EventBus = _HeldBus()
-        self.board = RemoteBoard(self, "board")
-        self.arbitration = RemoteArbitration(self, "arbitration")
-        self.journal = RemoteJournal(RemoteSettings(self, "settings"))
-        self._wallet = _Port(self, "wallet")
+        self.board = RemoteBoard(self)
         self._follower: asyncio.Task[None] | None = None
         self.replayed = 0
         self.lost: str | None = None
 
     @classmethod
-    def attach(cls, profile_dir: Path) -> RemoteWallet | None:
+    def attach(cls, profile_dir: Path) -> RemoteDoor | None:
         """Attach to the profile's owner if one answers, else None."""
         from tclk_tui.daemon.client import try_connect
 
@@ -267,7 +174,7 @@ class RemoteWallet:
         return remote
 
     def __repr__(self) -> str:
-        return f"RemoteWallet(profile={self._profile!r}, owner_pid={self.owner_pid})"
+        return f"RemoteDoor(profile={self._profile!r}, owner_pid={self.owner_pid})"
 
     # -- plumbing ---------------------------------------------------------------------------
 
@@ -277,7 +184,7 @@ class RemoteWallet:
         try:
             return _decode(self._client.call(method, params))
         except RpcError as exc:
-            raise _raise_as_engine(exc) from None
+            raise _refusal(exc) from None
         except OSError as exc:
             self._client.close()
             self._client = None
@@ -292,7 +199,7 @@ class RemoteWallet:
         try:
             return _decode(await asyncio.to_thread(blocking))
         except RpcError as exc:
-            raise _raise_as_engine(exc) from None
+            raise _refusal(exc) from None
         except OSError as exc:
             raise OwnerLost(f"the profile's owner (pid {self.owner_pid}) is gone: {exc}") \
                 from None
@@ -347,7 +254,17 @@ class RemoteWallet:
             self._client.close()
             self._client = None
 
-    # -- WalletPort ----------------------------------------------------------------------------
+    # -- the door ----------------------------------------------------------------------------
+
+    async def run(self, name: str, params: Mapping[str, Any] | None = None) -> Any:
+        return await self.act("door.run", {"name": name, "params": dict(params or {})})
+
+    def state(self, name: str, params: Mapping[str, Any] | None = None) -> GateRequest:
+        return self.read("door.state", {"name": name,  # type: ignore[no-any-return]
+                                        "params": dict(params or {})})
+
+    def view(self, name: str, *args: Any) -> Any:
+        return self.read("door.view", {"name": name, "args": [to_wire(a) for a in args]})
 
     @property
     def profile(self) -> str:
@@ -365,51 +282,49 @@ class RemoteWallet:
     def venue_status(self) -> VenueStatus:
         return self._venue_status
 
-    def venue_budget(self) -> VenueBudgetView | None:
-        return self._wallet.call("venue_budget")
-
-    def take_alerts(self) -> list[Alert]:
-        return self._wallet.call("take_alerts")
+    @property
+    def serves_referee(self) -> bool:
+        return False  # the referee's desk is the owner's own screen's
 
     def now_ms(self) -> int:
         return int(time.time() * 1000)
 
+    def venue_budget(self) -> VenueBudgetView | None:
+        return self.view("venue_budget")  # type: ignore[no-any-return]
+
+    def take_alerts(self) -> list[Alert]:
+        return self.view("take_alerts")  # type: ignore[no-any-return]
+
     def validate_offer_draft(self, draft: Any) -> list[FieldProblem]:
-        return self._wallet.call("validate_offer_draft", draft)
-
-    async def post_offer(self, draft: Any) -> DealView:
-        return await self._wallet.act("post_offer", draft)
-
-    async def accept_offer(self, offer_id: str, *, rail: str | None = None) -> DealView:
-        return await self._wallet.act("accept_offer", offer_id, rail=rail)
+        return self.view("validate_offer_draft", draft)  # type: ignore[no-any-return]
 
     def deals(self) -> list[DealView]:
-        return self._wallet.call("deals")
+        return self.view("deals")  # type: ignore[no-any-return]
 
-    def deal(self, deal_id: str) -> RemoteDeal:
-        view = RemoteDeal(self, deal_id).view()  # refuses an unknown deal now, as in-process
-        return RemoteDeal(self, view.deal_id)
+    def deal_view(self, deal_id: str) -> DealView:
+        return self.view("deal_view", deal_id)  # type: ignore[no-any-return]
 
     def vault_status(self) -> VaultStatus:
-        return self._wallet.call("vault_status")
+        return self.view("vault_status")  # type: ignore[no-any-return]
 
     def held_secrets(self) -> list[HeldSecret]:
-        return self._wallet.call("held_secrets")
+        return self.view("held_secrets")  # type: ignore[no-any-return]
 
-    def request_seed_backup(self) -> GateRequest:
-        return self._wallet.call("request_seed_backup")
+    def cases(self) -> list[Any]:
+        return []
 
-    def confirm_seed_backup(self, request: GateRequest, typed_code: str = "") -> str:
-        return self._wallet.call("confirm_seed_backup", request, typed_code)
+    def round_view(self, offer_id: str) -> Any:
+        raise CommandError("not-found", "the referee's cases are on the owner's own screen")
 
-    def request_seed_restore(self, text: str) -> GateRequest:
-        return self._wallet.call("request_seed_restore", text)
+    def committee_overview(self) -> list[dict[str, Any]]:
+        return []
 
-    def confirm_seed_restore(self, request: GateRequest, typed_code: str = "") -> str:
-        return self._wallet.call("confirm_seed_restore", request, typed_code)
+    def theme(self) -> str | None:
+        return self.view("theme")  # type: ignore[no-any-return]
 
-    def request_secret_reveal(self, deal_id: str) -> GateRequest:
-        return self._wallet.call("request_secret_reveal", deal_id)
 
-    def confirm_secret_reveal(self, request: GateRequest, typed_code: str) -> str:
-        return self._wallet.call("confirm_secret_reveal", request, typed_code)
+if TYPE_CHECKING:  # mypy proves the attached door is a Door; nothing runs here
+    from tclk_tui.engine.door import Door
+
+    def _remote(door: RemoteDoor) -> Door:
+        return door

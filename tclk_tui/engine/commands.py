@@ -216,6 +216,8 @@ class Param:
 
 
 Runner = Callable[[Any, dict[str, Any]], Awaitable[Any]]  # the typed answer (a view)
+# The request a gated command states now from what the engine holds, reading nothing.
+Stater = Callable[[Any, dict[str, Any]], GateRequest]
 Wire = Callable[[Any], dict[str, Any]]  # a typed answer as JSON: the wire's adapter
 
 
@@ -258,6 +260,10 @@ class Command:
     `cli` is how the CLI offers it: True, a subcommand of its name generated from here; a
     string, the hand-written subcommand that runs it (`vault backup`: its input or output
     needs a terminal's care); False, not at all (the app's and the socket's).
+    `state` (every gated command has one) states the command's request from what the engine
+    holds now, performing and reading nothing: the dry run `state()` answers, which a face's
+    confirm dialog asks again while it is open. `run` reads what it must first (a rail, the
+    sealed mail), then states the same request through it.
     """
 
     name: str
@@ -273,12 +279,15 @@ class Command:
     vault_alone: bool = False
     shows_secret: bool = False
     cli: str | bool = True
+    state: Stater | None = None
     param_names: frozenset[str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "param_names", frozenset(p.name for p in self.params))
         if self.gated and self.confirm not in self.param_names:
             raise ValueError(f"gated command {self.name} needs a confirm param")
+        if self.gated != (self.state is not None):
+            raise ValueError(f"{self.name}: a gated command, and only one, states its request")
         if self.cli is True and any(p.secret for p in self.params):
             raise ValueError(f"{self.name} takes a secret: its CLI subcommand is hand-written")
 
@@ -286,6 +295,11 @@ class Command:
     def spelling(self) -> str:
         """The command as the CLI spells it (`vault backup` for `seed-backup`)."""
         return self.cli if isinstance(self.cli, str) else self.name
+
+    def stated(self, wallet: Any, bound: dict[str, Any]) -> GateRequest:
+        """The request this gated command states now (`state`), for its own run."""
+        assert self.state is not None
+        return self.state(wallet, bound)
 
     def param(self, name: str) -> Param:
         return next(p for p in self.params if p.name == name)
@@ -340,6 +354,27 @@ async def run(wallet: Wallet | SeedOwner | None, name: str,
         await rooms.first_read.wait()
     try:
         return await command.run(wallet, bound)
+    except Exception as exc:
+        mapped = as_command_error(exc)
+        if mapped is None:
+            raise
+        raise mapped from None
+
+
+def state(wallet: Wallet | SeedOwner | None, name: str,
+          params: Mapping[str, Any] | None = None) -> GateRequest:
+    """The request gated command `name` would state now, performing nothing and reading
+    nothing: "is this legal now", as one dry run, for a face whose confirm dialog follows the
+    engine's answer while it is open. Refusals map as `run` maps them; confirming is `run`
+    with the command's confirm param, which states the request again and re-checks it."""
+    command = REGISTRY.get(name)
+    if command is None or command.state is None:
+        raise CommandError("usage", f"no gated command {name!r}")
+    bound = command.bind(params)
+    if wallet is None:
+        raise CommandError("internal", f"{name} needs an open wallet")
+    try:
+        return command.state(wallet, bound)
     except Exception as exc:
         mapped = as_command_error(exc)
         if mapped is None:
@@ -523,10 +558,24 @@ async def _accept(wallet: Wallet, p: dict[str, Any]) -> DealView:
                                      private=p["private"])
 
 
+def _deal_state(action: str) -> Stater:
+    """A gated deal action's request, stated by the deal (`Action.request`)."""
+    method = ACTIONS[action].request
+    assert method is not None
+
+    def state(wallet: Wallet, p: dict[str, Any]) -> GateRequest:
+        deal = _deal(wallet, p["deal"])
+        if action == "lock":
+            return deal.request_lock(p["rail"])
+        return getattr(deal, method)()  # type: ignore[no-any-return]
+
+    return state
+
+
 async def _lock(wallet: Wallet, p: dict[str, Any]) -> DealView | Unconfirmed:
     deal = _deal(wallet, p["deal"])
     await deal.quote_lock(p["rail"])  # the account's balance and the gas, read now
-    request = deal.request_lock(p["rail"])
+    request = LOCK.stated(wallet, p)
     if not p["yes"]:
         return Unconfirmed(request)
     return await _confirm(LOCK, deal, request)
@@ -536,7 +585,7 @@ async def _reveal(wallet: Wallet, p: dict[str, Any]) -> DealView | Unconfirmed:
     deal = _deal(wallet, p["deal"])
     await deal.fetch_secret()  # a referee's release may be waiting in the sealed mail
     await deal.check_lock()
-    request = deal.request_reveal()
+    request = REVEAL.stated(wallet, p)
     if not (p["confirm"] or "").strip():
         return Unconfirmed(request)
     _check_code(REVEAL, request, p["confirm"])
@@ -557,14 +606,11 @@ def _check_code(command: Command, request: GateRequest, typed: str) -> None:
 
 
 def _simple_gate(action: str) -> Runner:
-    method = ACTIONS[action].request  # the deal's request_refund, request_cancel
-    assert method is not None
-
     async def run(wallet: Wallet, p: dict[str, Any]) -> DealView | Unconfirmed:
         deal = _deal(wallet, p["deal"])
         if action == "refund":
             await deal.check_rail()  # the rail, not the transcript, decides a refund
-        request = getattr(deal, method)()
+        request = REGISTRY[action].stated(wallet, p)
         if not p["yes"]:
             return Unconfirmed(request)
         return await _confirm(REGISTRY[action], deal, request)
@@ -674,9 +720,30 @@ def _case_list(views: list[Any]) -> dict[str, Any]:
     return {"cases": [_case(c) for c in views]}
 
 
+def _mint_state(wallet: Wallet, p: dict[str, Any]) -> GateRequest:
+    return wallet.referee.request_mint(_case_id(wallet, p["offer"]))
+
+
+def _release_state(wallet: Wallet, p: dict[str, Any]) -> GateRequest:
+    return wallet.referee.request_release(_case_id(wallet, p["offer"]))
+
+
+def _withhold_state(wallet: Wallet, p: dict[str, Any]) -> GateRequest:
+    return wallet.referee.request_withhold(_case_id(wallet, p["offer"]))
+
+
+def _vote_state(wallet: Wallet, p: dict[str, Any]) -> GateRequest:
+    if not p["open"] and not p["verdict"]:
+        raise CommandError("usage", "vote needs a verdict to commit (or open to open it)")
+    offer_id = _case_id(wallet, p["offer"])
+    desk = wallet.referee
+    return (desk.request_open(offer_id) if p["open"]
+            else desk.request_commit(offer_id, p["verdict"]))
+
+
 async def _mint(wallet: Wallet, p: dict[str, Any]) -> Any:
     await wallet.referee.refresh()
-    request = wallet.referee.request_mint(_case_id(wallet, p["offer"]))
+    request = MINT.stated(wallet, p)
     if not p["yes"]:
         return Unconfirmed(request)
     try:
@@ -687,8 +754,7 @@ async def _mint(wallet: Wallet, p: dict[str, Any]) -> Any:
 
 async def _release(wallet: Wallet, p: dict[str, Any]) -> Any:
     await wallet.referee.refresh()
-    offer_id = _case_id(wallet, p["offer"])
-    request = wallet.referee.request_release(offer_id)
+    request = RELEASE.stated(wallet, p)
     if not p["confirm"]:
         return Unconfirmed(request)
     _check_code(RELEASE, request, p["confirm"])
@@ -700,7 +766,7 @@ async def _release(wallet: Wallet, p: dict[str, Any]) -> Any:
 
 async def _withhold(wallet: Wallet, p: dict[str, Any]) -> Any:
     await wallet.referee.refresh()
-    request = wallet.referee.request_withhold(_case_id(wallet, p["offer"]))
+    request = WITHHOLD.stated(wallet, p)
     if not p["confirm"]:
         return Unconfirmed(request)
     _check_code(WITHHOLD, request, p["confirm"])
@@ -712,12 +778,8 @@ async def _withhold(wallet: Wallet, p: dict[str, Any]) -> Any:
 
 async def _vote(wallet: Wallet, p: dict[str, Any]) -> Any:
     await wallet.referee.refresh()
-    offer_id = _case_id(wallet, p["offer"])
     desk = wallet.referee
-    if not p["open"] and not p["verdict"]:
-        raise CommandError("usage", "vote needs a verdict to commit (or open to open it)")
-    request = (desk.request_open(offer_id) if p["open"]
-               else desk.request_commit(offer_id, p["verdict"]))
+    request = VOTE.stated(wallet, p)
     if not p["yes"]:
         return Unconfirmed(request)
     try:
@@ -769,7 +831,7 @@ async def _evidence(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
 async def _seed_backup(owner: SeedOwner, p: dict[str, Any]) -> dict[str, Any] | Unconfirmed:
     from tclk_tui.engine.secrets_gates import SEED_BACKUP_CODE
 
-    request = owner.gates.request_seed_backup()
+    request = SEED_BACKUP.stated(owner, p)
     if not p["yes"]:
         return Unconfirmed(request)
     try:  # the operator's yes stands for the code the app's dialog has typed
@@ -777,6 +839,17 @@ async def _seed_backup(owner: SeedOwner, p: dict[str, Any]) -> dict[str, Any] | 
     except GateRefused as exc:
         raise _gate_refusal(SEED_BACKUP, request, exc) from None
     return {"seed": seed}
+
+
+def _seed_backup_state(owner: SeedOwner, p: dict[str, Any]) -> GateRequest:
+    return owner.gates.request_seed_backup()
+
+
+def _seed_restore_state(owner: SeedOwner, p: dict[str, Any]) -> GateRequest:
+    """What restoring this backup would replace; the engine holds no backup after it."""
+    request = owner.gates.request_seed_restore(p["seed"])
+    owner.gates.withdraw_seed_restore(request)
+    return request
 
 
 async def _seed_restore(owner: SeedOwner, p: dict[str, Any]) -> dict[str, Any] | Unconfirmed:
@@ -796,10 +869,14 @@ async def _seed_restore(owner: SeedOwner, p: dict[str, Any]) -> dict[str, Any] |
         gates.withdraw_seed_restore(request)
 
 
+def _secret_reveal_state(wallet: Wallet, p: dict[str, Any]) -> GateRequest:
+    return wallet.request_secret_reveal(_deal(wallet, p["deal"]).deal_id)
+
+
 async def _secret_reveal(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any] | Unconfirmed:
     deal = _deal(wallet, p["deal"])
     await deal.fetch_secret()  # a referee's release may be waiting in the sealed mail
-    request = wallet.request_secret_reveal(deal.deal_id)
+    request = SECRET_REVEAL.stated(wallet, p)
     if not (p["confirm"] or "").strip():
         return Unconfirmed(request)
     _check_code(SECRET_REVEAL, request, p["confirm"])
@@ -808,6 +885,26 @@ async def _secret_reveal(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any] | 
     except GateRefused as exc:
         raise _gate_refusal(SECRET_REVEAL, request, exc) from None
     return {"deal": deal.deal_id, "secret": secret}
+
+
+def _split_state(wallet: Wallet, p: dict[str, Any]) -> GateRequest:
+    from tclk_tui.engine.share_gates import split_request
+
+    return split_request(wallet.arbitration, p["kind"], p["secret"], p["parts"],
+                         wallet.now_ms())[0]
+
+
+def _combine_state(wallet: Wallet, p: dict[str, Any]) -> GateRequest:
+    from tclk_tui.engine.share_gates import combine_request
+
+    return combine_request(wallet.arbitration, p["kind"], p["shares"], p["statement"],
+                           wallet.now_ms())[0]
+
+
+def _commit_vote_state(wallet: Wallet, p: dict[str, Any]) -> GateRequest:
+    from tclk_tui.engine.share_gates import vote_request
+
+    return vote_request(wallet.arbitration, p["contract"], p["verdict"], wallet.now_ms())[0]
 
 
 async def _split(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any] | Unconfirmed:
@@ -844,6 +941,21 @@ async def _commit_vote(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any] | Un
 async def _verify_vote(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
     return {"opens": wallet.arbitration.verify_vote(p["commitment"], p["contract"],
                                                     p["verdict"], p["salt"])}
+
+
+THEME_SETTING = "theme"  # the app remembers its theme in the owner's journal
+MAX_THEME_NAME = 64
+
+
+async def _theme(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
+    settings = wallet.journal.settings
+    name = p["theme"]
+    if name is not None:
+        if not name or len(name) > MAX_THEME_NAME or not name.isprintable():
+            raise CommandError("usage", f"theme: a name of 1 to {MAX_THEME_NAME} printable "
+                               "characters")
+        settings.set(THEME_SETTING, name)
+    return {"theme": settings.get(THEME_SETTING)}
 
 
 IDENTITY = Command(
@@ -892,20 +1004,23 @@ LOCK = Command(
      Param("rail", str, "lock on this offered rail (default: the first one set up here); "
            f"{rehearsal_note()}"),
      _YES),
-    _GATED_RESULT, run=_lock, wire=deal_summary, **gating("lock"))
+    _GATED_RESULT, run=_lock, wire=deal_summary, state=_deal_state("lock"), **gating("lock"))
 REVEAL = Command(
     "reveal", "reveal the secret to claim (payee)",
     (_DEAL,
      Param("confirm", str, "the first 4 hex of the contract id, typed to confirm",
            metavar="HEX4"),
      Param("late", bool, "acknowledge a reveal past claimByMs", default=False)),
-    _GATED_RESULT, run=_reveal, wire=deal_summary, **gating("reveal"))
+    _GATED_RESULT, run=_reveal, wire=deal_summary, state=_deal_state("reveal"),
+    **gating("reveal"))
 REFUND = Command(
     "refund", "refund after the window opens (payer)", (_DEAL, _YES),
-    _GATED_RESULT, run=_simple_gate("refund"), wire=deal_summary, **gating("refund"))
+    _GATED_RESULT, run=_simple_gate("refund"), wire=deal_summary, state=_deal_state("refund"),
+    **gating("refund"))
 CANCEL = Command(
     "cancel", "cancel before any lock", (_DEAL, _YES),
-    _GATED_RESULT, run=_simple_gate("cancel"), wire=deal_summary, **gating("cancel"))
+    _GATED_RESULT, run=_simple_gate("cancel"), wire=deal_summary, state=_deal_state("cancel"),
+    **gating("cancel"))
 STATUS = Command(
     "status", "one deal's state, deadlines and transcript", (_DEAL,),
     "the deal summary plus {rails, rail_moves_value, deadlines, note, records: [{room, seq, "
@@ -966,17 +1081,17 @@ _CASE_GATED = ("the case with performed: true; unconfirmed, {performed: false, g
                "as for lock")
 MINT = Command(
     "mint", "publish this referee's statement (or juror share point) for a case",
-    (_CASE, _YES), _CASE_GATED, run=_mint, wire=_case, **gating("mint"))
+    (_CASE, _YES), _CASE_GATED, run=_mint, wire=_case, state=_mint_state, **gating("mint"))
 RELEASE = Command(
     "release", "release a case's secret (or this juror's share) sealed to the payee",
     (_CASE, Param("confirm", str, "the first 4 hex of the contract id, typed to confirm",
                   metavar="HEX4")),
-    _GATED_RESULT, run=_release, wire=_case, **gating("release"))
+    _GATED_RESULT, run=_release, wire=_case, state=_release_state, **gating("release"))
 WITHHOLD = Command(
     "withhold", "decide, for good, not to release a case: the payer refunds after the deadline",
     (_CASE, Param("confirm", str, "the first 4 hex of the contract id (of the offer id before "
                   "the accept), typed to confirm", metavar="HEX4")),
-    _CASE_GATED, run=_withhold, wire=_case, **gating("withhold"))
+    _CASE_GATED, run=_withhold, wire=_case, state=_withhold_state, **gating("withhold"))
 VOTE = Command(
     "vote", "commit a verdict in a case's vote round, or open the committed one",
     (_CASE, Param("verdict", str, "the verdict to commit, e.g. release"),
@@ -985,7 +1100,7 @@ VOTE = Command(
      _YES),
     "the round {contract, deadline_ms, jurors, counts, problems, all_committed, "
     "commit_closed} with performed: true; unconfirmed, {performed: false, gate: {...}}",
-    run=_vote, wire=_to_dict, **gating("vote"))
+    run=_vote, wire=_to_dict, state=_vote_state, **gating("vote"))
 ROUND = Command(
     "round", "a case's commit-reveal round as its deal room's signed records say", (_CASE,),
     "{contract, deadline_ms, jurors: [{did, index, committed, opened, verdict, flags}], "
@@ -1003,7 +1118,8 @@ EVIDENCE = Command(
 SEED_BACKUP = Command(
     "seed-backup", "show the master seed's backup text, which restores every deal secret",
     (_YES,), "{seed, performed: true}: the backup text; unconfirmed, {performed: false, gate}",
-    run=_seed_backup, vault_alone=True, shows_secret=True, cli="vault backup",
+    run=_seed_backup, state=_seed_backup_state, vault_alone=True, shows_secret=True,
+    cli="vault backup",
     **gating("seed-backup"))
 SEED_RESTORE = Command(
     "seed-restore", "restore the master seed from its backup text",
@@ -1012,14 +1128,16 @@ SEED_RESTORE = Command(
      Param("replace", bool, "replace the profile's current, different master seed (never one "
            "in use: its identity or deal secrets derive from it)", default=False)),
     "{fingerprint, performed: true}; a restore that replaces a seed is unconfirmed without "
-    "replace: {performed: false, gate}", run=_seed_restore, vault_alone=True,
+    "replace: {performed: false, gate}", run=_seed_restore, state=_seed_restore_state,
+    vault_alone=True,
     cli="vault restore", **gating("seed-restore"))
 SECRET_REVEAL = Command(
     "secret-reveal", "show one deal's secret (its preimage or witness) on the screen",
     (_DEAL, Param("confirm", str, "the first 4 hex of the contract id (of the deal id before "
                   "there is a contract), typed to confirm", metavar="HEX4")),
     "{deal, secret, performed: true}; unconfirmed, {performed: false, gate}",
-    run=_secret_reveal, shows_secret=True, cli=False, **gating("secret-reveal"))
+    run=_secret_reveal, state=_secret_reveal_state, shows_secret=True, cli=False,
+    **gating("secret-reveal"))
 _KIND = Param("kind", str, "what the shares are of: a hash lock's preimage or a point lock's "
               "witness", default="preimage", choices=("preimage", "witness"))
 _SHOW = Param("yes", bool, "confirm: show it (without, the facts of what would be shown)",
@@ -1030,21 +1148,23 @@ SPLIT = Command(
                   secret=True),
      Param("parts", int, "how many shares: 2 to 64", default=3), _SHOW),
     "{kind, shares, performed: true}; unconfirmed, {performed: false, gate}", run=_split,
-    shows_secret=True, cli=False, **gating("split"))
+    state=_split_state, shows_secret=True, cli=False, **gating("split"))
 COMBINE = Command(
     "combine", "rebuild a secret from a committee's shares, and check it opens the statement",
     (_KIND, Param("shares", list[str], "every share (0x and 64 hex each)", required=True,
                   secret=True),
      Param("statement", str, "the lock's statement the rebuilt secret must open"), _SHOW),
     "{kind, value, opens, performed: true}; unconfirmed, {performed: false, gate} (its facts "
-    "say whether the value opens the statement)", run=_combine, shows_secret=True, cli=False,
+    "say whether the value opens the statement)", run=_combine, state=_combine_state,
+    shows_secret=True, cli=False,
     **gating("combine"))
 COMMIT_VOTE = Command(
     "commit-vote", "make a vote's commitment and the salt that opens it, posting nothing",
     (Param("contract", str, "the contract id (0x and 64 hex)", required=True),
      Param("verdict", str, "the verdict, e.g. release", required=True), _SHOW),
     "{contract, commitment, salt, commit_line, performed: true}; unconfirmed, {performed: "
-    "false, gate}", run=_commit_vote, shows_secret=True, cli=False, **gating("commit-vote"))
+    "false, gate}", run=_commit_vote, state=_commit_vote_state,
+    shows_secret=True, cli=False, **gating("commit-vote"))
 VERIFY_VOTE = Command(
     "verify-vote", "check that a verdict and its salt open a vote's commitment",
     (Param("commitment", str, "the commitment as posted", required=True),
@@ -1053,14 +1173,19 @@ VERIFY_VOTE = Command(
      Param("salt", str, "the salt revealed", required=True, secret=True)),
     "{opens}", gated=False, run=_verify_vote, cli=False)
 
+THEME = Command(
+    "theme", "remember the app's theme, given one; answer the one remembered",
+    (Param("theme", str, "the theme's name"),), "{theme: the name, or null}", gated=False,
+    run=_theme, needs_venue=False, cli=False)
+
 REGISTRY: Mapping[str, Command] = types.MappingProxyType({c.name: c for c in (
     IDENTITY, BOARD, OFFER, ACCEPT, LOCK, REVEAL, REFUND, CANCEL, CANCEL_WAIT, STATUS, DEALS,
     HEARTBEAT,
     RECEIPT, RAILS, TALLY, AUDIT, RECONCILE, CASES, MINT, RELEASE, WITHHOLD, VOTE, ROUND,
     COMMITTEE, EVIDENCE, AUDIT_DEAL, SEED_BACKUP, SEED_RESTORE, SECRET_REVEAL, SPLIT, COMBINE,
-    COMMIT_VOTE, VERIFY_VOTE)})
+    COMMIT_VOTE, VERIFY_VOTE, THEME)})
 
 __all__ = ["ERROR_KINDS", "EXIT_CODES", "REGISTRY", "Command", "CommandError", "Param",
            "SeedOwner", "Unconfirmed", "as_command_error", "command_error", "deal_detail",
            "deal_summary",
-           "execute", "fact_json", "gate_facts", "run", "to_json"]
+           "execute", "fact_json", "gate_facts", "run", "state", "to_json"]
