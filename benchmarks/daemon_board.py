@@ -34,7 +34,7 @@ from ingest import NOW_S, _serve_ring, _vault  # benchmarks/ingest.py, beside th
 
 from tclk_tui.daemon.client import DaemonClient, NoDaemon
 from tclk_tui.daemon.paths import socket_path
-from tclk_tui.daemon.remote import RemoteWallet
+from tclk_tui.daemon.remote import RemoteDoor
 from tclk_tui.engine.views import BoardQuery
 from tclk_tui.engine.wallet import Wallet
 
@@ -121,7 +121,7 @@ def bench(count: int, runs: int) -> None:
                 raise SystemExit("the daemon did not start")
             time.sleep(0.05)
         through = [_board_call(cli, env) for _ in range(runs)]
-        remote = RemoteWallet.attach(home / profile)
+        remote = RemoteDoor.attach(home / profile)
         assert remote is not None
         reads = []
         for _ in range(runs):

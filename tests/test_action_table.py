@@ -18,8 +18,6 @@ from pathlib import Path
 import pytest
 
 from tclk_tui.agents.catalog import BY_NAME, GATED_TOOLS, TOOL_NAMES
-from tclk_tui.daemon.bridge import ALLOWED as PORTS
-from tclk_tui.daemon.remote import RemoteDeal
 from tclk_tui.engine import legal
 from tclk_tui.engine.actions import (
     ACTIONS,
@@ -153,12 +151,11 @@ def test_the_gates_are_the_tables() -> None:
     assert set(GATE_TITLES) <= GATE_ACTIONS
 
 
-def test_each_gated_action_is_requested_by_the_deal_in_process_and_over_the_socket() -> None:
+def test_each_gated_action_is_requested_by_the_deal_and_stated_by_its_command() -> None:
     for action in DEAL_ACTIONS:
         if action.request is not None:
             assert callable(getattr(DealSession, action.request)), action.name
-            assert callable(getattr(RemoteDeal, action.request)), action.name
-            assert action.request in PORTS["deal"]
+            assert REGISTRY[action.name].state is not None, action.name  # the door states it
 
 
 def test_legal_now_dry_runs_each_builder_and_its_frame_is_the_actions() -> None:

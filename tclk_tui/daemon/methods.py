@@ -43,7 +43,8 @@ def views(wallet: Wallet) -> dict[str, Callable[..., Any]]:
     board = wallet.board
     return {
         "venue_budget": door.venue_budget, "take_alerts": door.take_alerts,
-        "validate_offer_draft": door.validate_offer_draft, "deals": door.deals,
+        "validate_offer_draft": door.validate_offer_draft,
+        "accept_refusal": door.accept_refusal, "deals": door.deals,
         "deal_view": door.deal_view, "vault_status": door.vault_status,
         "held_secrets": door.held_secrets, "theme": door.theme,
         "board.listing": board.listing, "board.rows": board.rows, "board.get": board.get,

@@ -298,6 +298,9 @@ class RemoteDoor:
     def validate_offer_draft(self, draft: Any) -> list[FieldProblem]:
         return self.view("validate_offer_draft", draft)  # type: ignore[no-any-return]
 
+    def accept_refusal(self, offer_id: str) -> str | None:
+        return self.view("accept_refusal", offer_id)  # type: ignore[no-any-return]
+
     def deals(self) -> list[DealView]:
         return self.view("deals")  # type: ignore[no-any-return]
 

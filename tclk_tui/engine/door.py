@@ -87,6 +87,8 @@ class Door(Protocol):
 
     def validate_offer_draft(self, draft: OfferDraft) -> list[FieldProblem]: ...
 
+    def accept_refusal(self, offer_id: str) -> str | None: ...
+
     def deals(self) -> list[DealView]: ...
 
     def deal_view(self, deal_id: str) -> DealView: ...
@@ -199,6 +201,9 @@ class LocalDoor:
 
     def validate_offer_draft(self, draft: OfferDraft) -> list[FieldProblem]:
         return self._wallet.validate_offer_draft(draft)
+
+    def accept_refusal(self, offer_id: str) -> str | None:
+        return self._wallet.accept_refusal(offer_id)
 
     def deals(self) -> list[DealView]:
         return self._wallet.deals()

@@ -169,6 +169,24 @@ class OfferDesk:
                 self.events.publish(Notice("info", f"offer {deal_id[:10]}…: lock statement "
                                            "published after the restart", deal_id=deal_id))
 
+    def accept_refusal(self, offer_id: str) -> str | None:
+        """Why this wallet may not accept the offer now, or None: the dry run `accept` runs
+        before it commits to anything (the offer still on the board, the accept it would
+        post through the machine, deadlines left to claim and refund), which a face asks
+        while it shows the offer. The rail is chosen at the accept itself."""
+        row = self.board.get(offer_id)
+        offer = self.board.offer_frame(offer_id)
+        if row is None or offer is None or self.board.offer_record(offer_id) is None:
+            return "no such offer on the board"
+        now = self.now_ms()
+        took_part = offer_id in self.book and not self.book.unsent_accept(offer_id)
+        legal = may_accept(offer, row.status, did=self.did, now_ms=now, took_part=took_part)
+        if not legal.ok:
+            return legal.reason or "the protocol refuses this accept"
+        if not validate_deadlines(offer, now, MIN_CLAIM_WINDOW_MS, MIN_REFUND_GAP_MS):
+            return "the deadlines leave less than a minute to claim or to refund"
+        return None
+
     async def accept(self, offer_id: str, *, rail: str | None = None,
                      deliver: PrivateDelivery | None = None) -> DealView:
         """Accept on the board, or sign the accept line for the board and hand it to
@@ -177,18 +195,13 @@ class OfferDesk:
 
         A store that refuses a write (a full disk) on the way is one JournalUnwritable that
         says whether the accept reached the venue."""
+        why = self.accept_refusal(offer_id)
+        if why is not None:
+            raise EngineError(why)
         row = self.board.get(offer_id)
         offer = self.board.offer_frame(offer_id)
         record = self.board.offer_record(offer_id)
-        if row is None or offer is None or record is None:
-            raise EngineError("no such offer on the board")
-        now = self.now_ms()
-        took_part = offer_id in self.book and not self.book.unsent_accept(offer_id)
-        legal = may_accept(offer, row.status, did=self.did, now_ms=now, took_part=took_part)
-        if not legal.ok:
-            raise EngineError(legal.reason or "the protocol refuses this accept")
-        if not validate_deadlines(offer, now, MIN_CLAIM_WINDOW_MS, MIN_REFUND_GAP_MS):
-            raise EngineError("the deadlines leave less than a minute to claim or to refund")
+        assert row is not None and offer is not None and record is not None
         usable = [r for r in offer["rails"] if r in self.rails]
         unsettled = {r: why for r in usable
                      if (why := self.rails[r].asset_refusal(offer["asset"])) is not None}

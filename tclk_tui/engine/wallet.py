@@ -266,6 +266,10 @@ class Wallet:
                                scheduled=sum(1 for r in rooms if not r.waiting),
                                dropped=self.reads.dropped)
 
+    def accept_refusal(self, offer_id: str) -> str | None:
+        """Why the offer cannot be accepted now (`OfferDesk.accept_refusal`), or None."""
+        return self.offers.accept_refusal(offer_id)
+
     async def accept_offer(self, offer_id: str, *, rail: str | None = None,
                            private: bool = False) -> DealView:
         """Accept on the board, or with `private` sealed to the offerer's mailbox (SPEC §2):

@@ -2,8 +2,10 @@
 
 Accepting commits the operator to a contract, so this modal is the confirmation: nothing is
 sent until Accept is pressed, and the engine's answer (or refusal) is shown here. The terms are
-redrawn every second from the board's current row, so the countdowns run and an offer that is
-taken, cancelled or expired while the modal is open says so and can no longer be accepted.
+redrawn every second from the board's current row, so the countdowns run; and every second the
+engine is asked whether it would accept the offer now (its dry run through the protocol's
+machine, `refusal`), so an offer that is taken, cancelled or expired while the modal is open says
+so, in the engine's words, and can no longer be accepted. The screen knows no rule of its own.
 """
 
 from __future__ import annotations
@@ -29,21 +31,8 @@ from tclk_tui.tui.safe import literal
 
 Accept = Callable[[str | None], Awaitable[DealView]]
 RowSource = Callable[[], OfferRow | None]
+Refusal = Callable[[], str | None]  # why the engine would not accept it now, or None
 ENGINE_CHOICE = "__engine__"
-OPEN = "open"
-
-
-def closed_reason(row: OfferRow | None, now_ms: int) -> str | None:
-    """Why the offer can no longer be accepted, or None while it is open."""
-    if row is None:
-        return "it is no longer on the board"
-    if row.status != OPEN:
-        return f"its status is now {row.status}"
-    if now_ms >= row.expires_ms:
-        return "it has expired"
-    return None
-
-
 def rail_options(rails: tuple[str, ...]) -> list[tuple[Text, str]]:
     """The rail choice; a rail that settles nothing says so where it is chosen."""
     return [(Text("let the engine choose"), ENGINE_CHOICE),
@@ -77,11 +66,12 @@ class AcceptScreen(DeliberateKeys, Dialog[DealView | None]):
     """
 
     def __init__(self, row: OfferRow, clock_ms: Callable[[], int], accept: Accept, *,
-                 row_source: RowSource | None = None) -> None:
+                 refusal: Refusal, row_source: RowSource | None = None) -> None:
         super().__init__()
         self.row: OfferRow | None = row
         self._clock_ms = clock_ms
         self._accept = accept
+        self._refusal = refusal
         self._row_source = row_source
         self.error: str | None = None
         # Why the offer cannot be accepted any more (None while it is open).
@@ -120,16 +110,21 @@ class AcceptScreen(DeliberateKeys, Dialog[DealView | None]):
         an offer that is no longer open."""
         now = self._clock_ms()
         problem: str | None = None
-        if self._row_source is not None:
-            try:
+        refusal: str | None = None
+        try:
+            if self._row_source is not None:
                 self.row = self._row_source()
-            except Exception as exc:  # fail closed: no Accept on a board we cannot read
-                problem = f"the board could not be read ({describe_error(exc)})"
+            refusal = self._refusal()
+        except Exception as exc:  # fail closed: no Accept on a board we cannot read
+            problem = f"the board could not be read ({describe_error(exc)})"
+        else:
+            if self.row is None and refusal is None:  # the row went: so did the offer
+                refusal = "no such offer on the board"
         if self.row is not None:
             self.query_one("#accept-terms", Static).update(
                 offer_detail_text(self.row, now, with_line=False))
             self._show_line()
-        self.closed = problem or closed_reason(self.row, now)
+        self.closed = problem or refusal
         notice = self.query_one("#accept-closed", Static)
         notice.update(Text("") if self.closed is None else Text.assemble(
             Text("This offer is no longer open: ", style="bold"), literal(self.closed)))

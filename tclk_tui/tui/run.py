@@ -17,20 +17,31 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-THEME_SETTING = "theme"
 ATTACH_WAIT_S = 10.0
 
 
-def _theme_memory(wallet: Any) -> tuple[str | None, Callable[[str], None]]:
-    journal = wallet.journal
-    return journal.settings.get(THEME_SETTING), lambda name: journal.settings.set(
-        THEME_SETTING, name)
+def _theme_memory(door: Any) -> tuple[str | None, Callable[[str], None]]:
+    """The theme the owner's journal remembers, and how to remember a new one (the `theme`
+    command, in the background: a theme that could not be remembered is only not kept)."""
+    saving: set[asyncio.Task[Any]] = set()
+
+    async def save(name: str) -> None:
+        with contextlib.suppress(Exception):
+            await door.run("theme", {"theme": name})
+
+    def remember(name: str) -> None:
+        task = asyncio.get_running_loop().create_task(save(name))
+        saving.add(task)
+        task.add_done_callback(saving.discard)
+
+    return door.theme(), remember
 
 
-async def _run_app(wallet: Any, agents: Any = None, *, first_run: bool = False,
+async def _run_app(door: Any, agents: Any = None, *, first_run: bool = False,
                    welcome: str = "") -> int:
-    """Run the app until it quits; its exit status: 0, or non-zero after a crash (Textual
-    prints the report and returns, so a shell or a service manager learns of it only here)."""
+    """Run the app over `door` until it quits; its exit status: 0, or non-zero after a crash
+    (Textual prints the report and returns, so a shell or a service manager learns of it only
+    here)."""
     from tclk_tui.tui.app import TclkApp
 
     # The board just loaded (up to a whole ring of offers) and lives as long as the app: keep
@@ -38,8 +49,8 @@ async def _run_app(wallet: Any, agents: Any = None, *, first_run: bool = False,
     gc.freeze()
     from tclk_tui.tui.user_config import keymap_file, user_themes_dir
 
-    theme, remember = _theme_memory(wallet)
-    app = TclkApp(wallet, theme=theme, on_theme_change=remember, agents=agents,
+    theme, remember = _theme_memory(door)
+    app = TclkApp(door, theme=theme, on_theme_change=remember, agents=agents,
                   keymap_file=keymap_file(), user_themes_dir=user_themes_dir(),
                   first_run=first_run, welcome=welcome)
     with _quit_on_hangup(app):
@@ -75,10 +86,10 @@ def run_wallet_app(args: argparse.Namespace, open_wallet: Callable[..., Awaitabl
 async def _attached_or_owner(args: argparse.Namespace,
                              open_wallet: Callable[..., Awaitable[Any]],
                              profile_dir: Path) -> int:
-    from tclk_tui.daemon.remote import RemoteWallet
+    from tclk_tui.daemon.remote import RemoteDoor
     from tclk_tui.engine.errors import ProfileBusy
 
-    remote = RemoteWallet.attach(profile_dir)
+    remote = RemoteDoor.attach(profile_dir)
     if remote is None:
         try:
             return await _run_owner(args, open_wallet, profile_dir)
@@ -98,11 +109,11 @@ async def _attached_or_owner(args: argparse.Namespace,
 
 
 async def _attach_soon(profile_dir: Path, within_s: float = ATTACH_WAIT_S) -> Any:
-    from tclk_tui.daemon.remote import RemoteWallet
+    from tclk_tui.daemon.remote import RemoteDoor
 
     deadline = asyncio.get_running_loop().time() + within_s
     while asyncio.get_running_loop().time() < deadline:
-        remote = RemoteWallet.attach(profile_dir)
+        remote = RemoteDoor.attach(profile_dir)
         if remote is not None:
             return remote
         await asyncio.sleep(0.1)
@@ -117,6 +128,7 @@ async def _run_owner(args: argparse.Namespace, open_wallet: Callable[..., Awaita
     from tclk_tui.daemon.logs import remove_logging, setup_logging
     from tclk_tui.daemon.service import held_secrets, serve_wallet
     from tclk_tui.daemon.wire import RpcError
+    from tclk_tui.engine.door import LocalDoor
 
     holder: list[Any] = []
     handler = setup_logging(profile_dir, getattr(args, "log_level", None) or "info",
@@ -131,7 +143,7 @@ async def _run_owner(args: argparse.Namespace, open_wallet: Callable[..., Awaita
             # The profile's agents: the Approvals pane, the audit trail, the mailbox answered.
             async with serving_agents(wallet) as desk, serve_wallet(
                     wallet, profile_dir, extra=agent_methods(desk, RpcError)):
-                return await _run_app(wallet, desk, first_run=wallet.first_run)
+                return await _run_app(LocalDoor(wallet), desk, first_run=wallet.first_run)
         finally:
             freezer.cancel()
             await wallet.close()
@@ -148,11 +160,12 @@ async def _freeze_once_read(wallet: Any) -> None:
 
 def run_demo_app(rail: str = "paper", asset: str = "ETH") -> int:
     from tclk_tui.demo.session import demo_session
+    from tclk_tui.engine.door import LocalDoor
 
     async def main() -> int:
         async with demo_session(rail=rail, asset=asset) as session, \
                 demo_owner(session) as (desk, hint):
-            return await _run_app(session.wallet, desk, welcome=hint)
+            return await _run_app(LocalDoor(session.wallet), desk, welcome=hint)
 
     return asyncio.run(main())
 

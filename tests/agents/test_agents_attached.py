@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from tclk_tui.agents.remote_desk import RemoteDesk
-from tclk_tui.daemon.remote import RemoteWallet
+from tclk_tui.daemon.remote import RemoteDoor
 from tclk_tui.tui.app import TclkApp
 from tclk_tui.tui.gate_screen import GateScreen
 from tests.agents.support import manifest_text
@@ -35,7 +35,7 @@ async def test_the_attached_app_approves_what_the_daemon_holds(daemon):  # noqa:
     offer = await asyncio.to_thread(_call, daemon, "offer", OFFER)
     pending = await asyncio.to_thread(_call, daemon, "cancel", {"deal": offer["deal"]})
     assert pending["status"] == "pending"
-    remote = RemoteWallet.attach(daemon.profile_dir)
+    remote = RemoteDoor.attach(daemon.profile_dir)
     assert remote is not None
     desk = RemoteDesk.attach(remote)
     assert desk is not None and [r.id for r in desk.pending()] == [pending["approval"]]

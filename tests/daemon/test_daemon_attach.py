@@ -11,7 +11,7 @@ from pathlib import Path
 from textual.pilot import Pilot
 from textual.widgets import Button
 
-from tclk_tui.daemon.remote import RemoteWallet
+from tclk_tui.daemon.remote import RemoteDoor
 from tclk_tui.engine.views import OfferDraft
 from tclk_tui.engine.wallet import IDENTITY_ENTRY, Wallet
 from tclk_tui.protocol.codec import try_decode_frame
@@ -77,7 +77,7 @@ async def test_the_attached_app_accepts_and_reveals_and_no_secret_leaks(daemon, 
     bob = await open_counterparty(venue.url, daemon.home)
     relay_dir = Path(tempfile.mkdtemp(prefix="tclk-relay-"))
     relay = Relay(relay_dir / "r.sock", daemon.socket)
-    remote = RemoteWallet.attach(daemon.profile_dir)
+    remote = RemoteDoor.attach(daemon.profile_dir)
     assert remote is not None
     remote.socket = relay.listen  # every byte between the app and the daemon is recorded
     remote._client.close()

@@ -8,7 +8,7 @@ import asyncio
 
 import pytest
 
-from tclk_tui.daemon.remote import RemoteWallet
+from tclk_tui.daemon.remote import RemoteDoor
 from tclk_tui.daemon.wire import RpcError
 from tclk_tui.rehearsal.server import VenueConfig
 from tests.daemon.conftest import DaemonProcess
@@ -43,7 +43,7 @@ async def _retry(daemon: DaemonProcess, method: str, **params: object) -> dict:
 
 
 async def _budget(daemon: DaemonProcess):
-    remote = RemoteWallet.attach(daemon.profile_dir)
+    remote = RemoteDoor.attach(daemon.profile_dir)
     assert remote is not None
     try:
         return await asyncio.to_thread(remote.venue_budget)

@@ -1,6 +1,7 @@
-"""No face can answer its own gate: a confirmation is checked against a request the engine
-stated itself. A face on the control socket that sends back a made-up request with a code of
-its own gets nothing: no secret, no seed, no claim; the engine's own request works, once."""
+"""No face can answer its own gate. A face on the control socket reaches the engine only by the
+registry's commands (`door.run`, `door.state`) and read-only views (`door.view`): it sends
+params, never a request object, so a made-up request has nowhere to go; a confirmation is the
+command's own param, which the engine checks against the request it states itself."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 
 from tclk_tui.daemon.client import DaemonClient
 from tclk_tui.daemon.service import serve_wallet
-from tclk_tui.daemon.wire import REFUSED, RpcError
+from tclk_tui.daemon.wire import INVALID_PARAMS, METHOD_NOT_FOUND, REFUSED, RpcError
 from tclk_tui.engine.gates import GateRefused, GateRequest
 from tests.engine.conftest import clock, pair  # noqa: F401 - the two-wallet fixtures
 from tests.engine.helpers import Pair, arbitrated_deal, lock_as_payer, payer_offer_accepted
@@ -24,6 +25,17 @@ def _made_up(action: str, deal_id: str, contract: str | None, code: str) -> dict
             "created_ms": 0, "prompt": "", "token": "f" * 16}
 
 
+def _call(folder: Any, method: str, params: dict[str, Any]) -> Any:
+    with DaemonClient.for_profile(folder, timeout_s=60) as client:
+        return client.call(method, params)
+
+
+async def _refused(folder: Any, method: str, params: dict[str, Any]) -> RpcError:
+    with pytest.raises(RpcError) as info:
+        await asyncio.to_thread(_call, folder, method, params)
+    return info.value
+
+
 async def test_a_face_on_the_socket_cannot_answer_its_own_gates(pair: Pair):  # noqa: F811
     offer_id, deal_a, deal_b = await payer_offer_accepted(pair, rails="memory")
     await lock_as_payer(pair, deal_a, "memory")
@@ -34,38 +46,33 @@ async def test_a_face_on_the_socket_cannot_answer_its_own_gates(pair: Pair):  # 
     secret = bob.keeper.deal_secret(offer_id)
     assert secret
 
-    def port(target: str, name: str, *args: Any, **extra: Any) -> Any:
-        params = {"target": target, "name": name, "args": list(args),
-                  "kwargs": extra.pop("kwargs", {}), **extra}
-        with DaemonClient.for_profile(folder, timeout_s=60) as client:
-            return client.call("port.call", params)
-
-    async def refused(*call: Any, **extra: Any) -> str:
-        with pytest.raises(RpcError) as info:
-            await asyncio.to_thread(port, *call, **extra)
-        assert info.value.code == REFUSED, info.value.message
-        return info.value.message
-
     async with serve_wallet(bob, folder):
-        why = await refused("wallet", "confirm_secret_reveal",
-                            _made_up("secret-reveal", offer_id, contract, "abcd"), "abcd")
-        assert "no request" in why and secret not in why
-        await refused("wallet", "confirm_seed_backup",
-                      _made_up("seed-backup", "", None, "backup"), "backup")
-        await refused("deal", "confirm", _made_up("reveal", offer_id, contract, code),
-                      deal=offer_id, kwargs={"typed_code": code})
+        # The old ports are gone, and no view confirms anything.
+        for method, params in (
+                ("port.call", {"target": "wallet", "name": "confirm_secret_reveal",
+                               "args": [_made_up("secret-reveal", offer_id, contract, code),
+                                        code]}),
+                ("door.view", {"name": "confirm_secret_reveal",
+                               "args": [_made_up("secret-reveal", offer_id, contract, code)]}),
+                ("door.view", {"name": "deal", "args": [offer_id]})):
+            assert (await _refused(folder, method, params)).code == METHOD_NOT_FOUND
+        # A request sent along is a param no command takes.
+        error = await _refused(folder, "door.run", {"name": "reveal", "params": {
+            "deal": offer_id, "confirm": code,
+            "request": _made_up("reveal", offer_id, contract, code)}})
+        assert error.code == INVALID_PARAMS and error.data["kind"] == "usage"
+        # A wrong code shows nothing; the engine's own request, stated again, shows the
+        # secret to the one who typed its code.
+        error = await _refused(folder, "door.run", {"name": "secret-reveal", "params": {
+            "deal": offer_id, "confirm": "ffff" if code != "ffff" else "eeee"}})
+        assert error.data.get("wrong_code") and secret not in repr(error.data)
+        stated = await asyncio.to_thread(_call, folder, "door.state", {
+            "name": "secret-reveal", "params": {"deal": offer_id}})
+        assert stated["type"] == "GateRequest" and secret not in repr(stated)
+        shown = await asyncio.to_thread(_call, folder, "door.run", {
+            "name": "secret-reveal", "params": {"deal": offer_id, "confirm": code}})
+        assert shown == {"deal": offer_id, "secret": secret}
         assert bob.deal(offer_id).state.status == "locked"  # nothing was claimed
-
-        # The engine's own request, sent back as it came, works; and answers once.
-        request = await asyncio.to_thread(port, "wallet", "request_secret_reveal", offer_id)
-        shown = await asyncio.to_thread(port, "wallet", "confirm_secret_reveal", request, code)
-        assert shown == secret
-        await refused("wallet", "confirm_secret_reveal", request, code)
-        # A request the engine stated, altered by the face, is not the one it stated.
-        request = await asyncio.to_thread(port, "deal", "request_reveal", deal=offer_id)
-        await refused("deal", "confirm", {**request, "blockers": [], "late": True},
-                      deal=offer_id, kwargs={"typed_code": code, "acknowledge_late": True})
-        assert bob.deal(offer_id).state.status == "locked"
 
 
 async def test_an_arbiter_releases_only_on_a_request_it_stated(pair: Pair):  # noqa: F811
@@ -87,7 +94,6 @@ async def test_an_arbiter_releases_only_on_a_request_it_stated(pair: Pair):  # n
 
 async def test_a_face_on_the_socket_replaces_no_seed_without_the_engines_gate(
         pair: Pair, tmp_path):  # noqa: F811
-    from tclk_tui.daemon.wire import METHOD_NOT_FOUND
     from tclk_tui.vault.backend import MemoryVaultBackend
     from tclk_tui.vault.seed import Vault
 
@@ -96,27 +102,19 @@ async def test_a_face_on_the_socket_replaces_no_seed_without_the_engines_gate(
     other = Vault(MemoryVaultBackend(), profile="x")
     other.ensure_seed()
 
-    def port(name: str, *args: Any) -> Any:
-        with DaemonClient.for_profile(folder, timeout_s=60) as client:
-            return client.call("port.call", {"target": "wallet", "name": name,
-                                             "args": list(args)})
-
     async with serve_wallet(bob, folder):
-        with pytest.raises(RpcError) as info:  # the old ungated door is gone
-            await asyncio.to_thread(port, "restore_seed", other.export_seed())
-        assert info.value.code == METHOD_NOT_FOUND
-        with pytest.raises(RpcError) as info:
-            await asyncio.to_thread(port, "confirm_seed_restore",
-                                    _made_up("seed-restore", "", None, "replace"), "replace")
-        assert info.value.code == REFUSED and "no request" in info.value.message
-        with pytest.raises(RpcError) as info:  # the registry's kinds: a vault's refusal
-            await asyncio.to_thread(port, "request_seed_restore", "tclk-seed1 not one")
-        assert info.value.data["kind"] == "vault" and info.value.data["exception"] == \
-            "VaultError"
-        request = await asyncio.to_thread(port, "request_seed_restore", other.export_seed())
+        for name in ("restore_seed", "confirm_seed_restore", "request_seed_restore"):
+            error = await _refused(folder, "door.view", {"name": name,
+                                                         "args": [other.export_seed()]})
+            assert error.code == METHOD_NOT_FOUND
+        error = await _refused(folder, "door.state", {  # the registry's kinds: the vault's
+            "name": "seed-restore", "params": {"seed": "tclk-seed1 not one"}})
+        assert error.data["kind"] == "vault"
+        request = await asyncio.to_thread(_call, folder, "door.state", {
+            "name": "seed-restore", "params": {"seed": other.export_seed()}})
         assert request["action"] == "seed-restore" and request["blockers"]
         assert other.export_seed() not in repr(request)
-        with pytest.raises(RpcError) as info:  # stated, but the seed is in use: kept
-            await asyncio.to_thread(port, "confirm_seed_restore", request, "replace")
-        assert "already uses its master seed" in info.value.message
+        error = await _refused(folder, "door.run", {  # stated, but the seed is in use: kept
+            "name": "seed-restore", "params": {"seed": other.export_seed(), "replace": True}})
+        assert error.code == REFUSED and "already uses its master seed" in error.message
     assert bob.vault.export_seed() == kept

@@ -9,7 +9,7 @@ import io
 import json
 
 from tclk_tui import cli
-from tclk_tui.daemon.remote import RemoteWallet
+from tclk_tui.daemon.remote import RemoteDoor
 from tclk_tui.daemon.wire import MAX_LINE
 from tclk_tui.engine.views import BoardQuery
 from tclk_tui.protocol.codec import encode_frame
@@ -44,7 +44,7 @@ async def test_a_board_of_megabytes_reaches_the_cli_and_the_attached_app(venue, 
         assert answer["total"] == OFFERS
         assert [row["offer"] for row in answer["offers"]] == ids  # soonest to expire first
 
-        remote = RemoteWallet.attach(daemon.profile_dir)
+        remote = RemoteDoor.attach(daemon.profile_dir)
         assert remote is not None
         remote.start()
         try:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tclk_tui.daemon.remote import RemoteWallet
+from tclk_tui.daemon.remote import RemoteDoor
 from tclk_tui.engine.errors import ProfileBusy
 from tclk_tui.engine.wallet import Wallet
 from tclk_tui.store.profile_lock import ProfileLock, ProfileLocked, is_locked, owner_pid
@@ -104,7 +104,7 @@ async def test_every_entry_point_attaches_to_the_running_daemon_or_is_refused(da
     assert code == 0, err
     assert json.loads(out)["profile"] == "alice"
     # The app attaches (a remote wallet on the daemon's socket).
-    remote = RemoteWallet.attach(daemon.profile_dir)
+    remote = RemoteDoor.attach(daemon.profile_dir)
     assert remote is not None and remote.owner_pid == daemon.proc.pid
     await remote.close()
     # A second engine in-process (what the demo, the agents' tools or a script would open) is

@@ -9,7 +9,7 @@ from collections import Counter
 
 from textual.widgets import Input
 
-from tclk_tui.daemon.remote import RemoteWallet
+from tclk_tui.daemon.remote import RemoteDoor
 from tclk_tui.protocol.codec import try_decode_frame
 from tclk_tui.protocol.naming import OFFER_ROOM
 from tclk_tui.tui.app import TclkApp
@@ -21,7 +21,7 @@ OFFERS = 12
 READS = ("deals", "board", "identity", "rails")
 
 
-async def _app_posts_an_offer(remote: RemoteWallet) -> str:
+async def _app_posts_an_offer(remote: RemoteDoor) -> str:
     app = TclkApp(remote)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("n")
@@ -44,7 +44,7 @@ async def test_twenty_cli_calls_and_the_app_race_through_one_daemon(daemon, venu
     def cli(*args: str):
         return run_cli(venue.url, daemon.home, "alice", "--json", *args)
 
-    remote = RemoteWallet.attach(daemon.profile_dir)
+    remote = RemoteDoor.attach(daemon.profile_dir)
     assert remote is not None
     remote.start()
     try:

@@ -11,7 +11,7 @@ import subprocess
 import threading
 import time
 
-from tclk_tui.daemon.remote import RemoteWallet
+from tclk_tui.daemon.remote import RemoteDoor
 from tclk_tui.tui.app import TclkApp
 from tests.daemon.conftest import cli_argv, cli_env
 from tests.daemon.test_daemon_attach import SIZE, open_counterparty, payer_draft, settle
@@ -36,14 +36,14 @@ async def _until(predicate, what: str, timeout_s: float = 60.0) -> None:
 async def test_sighup_the_app_then_reattach_and_see_the_new_state_and_warnings(daemon, venue):
     venue.venue.config.clock = lambda: time.time() - VENUE_LAG_S
     bob = await open_counterparty(venue.url, daemon.home)
-    remote = RemoteWallet.attach(daemon.profile_dir)
+    remote = RemoteDoor.attach(daemon.profile_dir)
     assert remote is not None
     app_proc = None
     try:
         offer = await bob.post_offer(payer_draft(refund_gap_s="21600"))
         await _until(lambda: remote.board.get(offer.deal_id) is not None, "the offer")
-        await remote.accept_offer(offer.deal_id)
-        assert remote.deal(offer.deal_id).view().deadlines.level == "calm"
+        await remote.run("accept", {"offer": offer.deal_id})
+        assert remote.deal_view(offer.deal_id).deadlines.level == "calm"
 
         # The real app, on a terminal of its own, attached to the daemon.
         master, slave = pty.openpty()
@@ -65,7 +65,7 @@ async def test_sighup_the_app_then_reattach_and_see_the_new_state_and_warnings(d
         await _until(lambda: bob.deal(offer.deal_id).state.status == "accepted", "bob sees it")
         deal = bob.deal(offer.deal_id)
         await deal.confirm(deal.request_lock("paper"))
-        await _until(lambda: remote.deal(offer.deal_id).view().status == "locked", "locked")
+        await _until(lambda: remote.deal_view(offer.deal_id).status == "locked", "locked")
     finally:
         await remote.close()
         if app_proc is not None and app_proc.poll() is None:
@@ -73,7 +73,7 @@ async def test_sighup_the_app_then_reattach_and_see_the_new_state_and_warnings(d
             app_proc.wait(timeout=30)
 
     try:
-        again = RemoteWallet.attach(daemon.profile_dir)
+        again = RemoteDoor.attach(daemon.profile_dir)
         assert again is not None
         again.start()
         app = TclkApp(again)

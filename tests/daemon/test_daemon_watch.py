@@ -14,7 +14,7 @@ from pathlib import Path
 
 from tclk_tui.daemon.client import DaemonClient, NoDaemon
 from tclk_tui.daemon.paths import socket_path
-from tclk_tui.daemon.remote import RemoteWallet
+from tclk_tui.daemon.remote import RemoteDoor
 from tests.daemon.conftest import cli_env
 from tests.engine.helpers import Clock, draft, open_wallet, until
 
@@ -88,7 +88,7 @@ async def test_a_detached_daemon_refunds_by_itself_and_alerts_a_payees_claim_dea
         refunded = next(line for line in _lines(record) if line["kind"] == "auto")
         assert "refunded by itself" in refunded["text"]
         # A face attaching now is shown both, once, and the venue's budgets.
-        remote = RemoteWallet.attach(home / "alice")
+        remote = RemoteDoor.attach(home / "alice")
         assert remote is not None
         try:
             shown = await asyncio.to_thread(remote.take_alerts)

@@ -221,6 +221,24 @@ class ContractDeal:
         self.wallet.calls.append(("heartbeat", note))
         return self.view()
 
+    # What the registry's commands read before they state a request (the rail, the sealed
+    # mail): a double with nothing behind it has nothing to read.
+    async def quote_lock(self, rail: str | None = None) -> None:
+        return None
+
+    async def fetch_secret(self) -> None:
+        return None
+
+    async def check_lock(self) -> None:
+        return None
+
+    async def check_rail(self) -> None:
+        return None
+
+    async def reconcile(self) -> DealView:
+        self.wallet.calls.append(("reconcile", self.deal_id))
+        return self.view()
+
     async def receipt(self) -> DealView:
         self.wallet.calls.append(("receipt", self.deal_id))
         return self.view()
@@ -403,6 +421,25 @@ class ContractReferee:
         return self.round_view(request.deal_id)
 
 
+class _Settings:
+    def __init__(self, wallet: ContractWallet) -> None:
+        self._wallet = wallet
+
+    def get(self, key: str) -> str | None:
+        return self._wallet.theme_name if key == "theme" else None
+
+    def set(self, key: str, value: str) -> None:
+        if key == "theme":
+            self._wallet.theme_name = value
+
+
+class _Journal:
+    """The journal's settings, where the app's theme is remembered (the `theme` command)."""
+
+    def __init__(self, wallet: ContractWallet) -> None:
+        self.settings = _Settings(wallet)
+
+
 class ContractWallet:
     def __init__(self, *, rows: list[OfferRow] | None = None,
                  deals: list[DealView] | None = None,
@@ -431,6 +468,9 @@ class ContractWallet:
         self.restored: list[int] = []  # lengths only: the double never keeps a seed either
         self.restoring = 0
         self.alerts: list = []  # raised by the engine, not yet shown by a face
+        self.gates = self  # the master seed's gates (`SeedOwner`), as the registry asks them
+        self.theme_name: str | None = None
+        self.journal = _Journal(self)
 
     def now_ms(self) -> int:
         return self.clock()
@@ -461,12 +501,24 @@ class ContractWallet:
         self.views = {view.deal_id: view, **self.views}
         return view
 
-    async def accept_offer(self, offer_id: str, *, rail: str | None = None) -> DealView:
+    async def accept_offer(self, offer_id: str, *, rail: str | None = None,
+                           private: bool = False) -> DealView:
         self.calls.append(("accept_offer", (offer_id, rail)))
         view = make_deal(offer_id, status="accepted", role="payee",
                          actions=frozenset({"cancel", "heartbeat"}))
         self.views = {view.deal_id: view, **self.views}
         return view
+
+    def accept_refusal(self, offer_id: str) -> str | None:
+        """The engine's dry run of an accept, as the double's board has the offer."""
+        row = self.board.get(offer_id)
+        if row is None:
+            return "no such offer on the board"
+        if row.status != "open":
+            return f"the offer is {row.status}"
+        if self.now_ms() >= row.expires_ms:
+            return "the offer is expired"
+        return None
 
     def deals(self) -> list[DealView]:
         return list(self.views.values())
@@ -508,6 +560,9 @@ class ContractWallet:
             raise GateRefused("type replace to replace the master seed")
         self.restored.append(self.restoring)
         return "seed fingerprint"
+
+    def withdraw_seed_restore(self, request: GateRequest) -> None:
+        return None
 
     async def ask_restore(self, text: str) -> None:
         """What the app's restore dialog asks first: the engine's request for the text."""

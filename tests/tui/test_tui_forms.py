@@ -11,7 +11,6 @@ from tclk_tui.tui.restore_screen import RestoreScreen
 from tests.tui.conftest import dialog_open, screen_text, wait_for, wait_for_timer
 from tests.tui.contract_wallet import (
     Clock,
-    ContractBoard,
     ContractWallet,
     make_deal,
     make_offer,
@@ -119,7 +118,7 @@ async def test_accept_screen_offers_only_the_offers_rails():
         chosen.append(rail)
         return make_deal(row.offer_id, status="accepted")
 
-    app = Host(AcceptScreen(row, Clock(), accept))
+    app = Host(AcceptScreen(row, Clock(), accept, refusal=lambda: None))
     async with app.run_test(size=(100, 30)) as pilot:
         select = app.screen.query_one("#accept-rail", Select)
         values = [value for _, value in select._options]
@@ -135,7 +134,7 @@ async def test_accept_screen_shows_refusal():
         raise __import__("tests.tui.contract_wallet", fromlist=["x"]).EngineError(
             "offer expired")
 
-    app = Host(AcceptScreen(make_offer(0), Clock(), accept))
+    app = Host(AcceptScreen(make_offer(0), Clock(), accept, refusal=lambda: None))
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.click("#accept-ok")
         await wait_for(pilot, lambda: app.screen.error == "offer expired")
@@ -190,14 +189,16 @@ async def test_accept_screen_keeps_the_terms_live_and_refuses_a_closed_offer(mon
     monkeypatch.setattr(AcceptScreen, "TICK_SECONDS", 0.02)
     clock = Clock()
     row = make_offer(0)
-    board = ContractBoard([row])
+    wallet = ContractWallet(rows=[row], clock=clock)
+    board = wallet.board
     sent: list[str | None] = []
 
     async def accept(rail):
         sent.append(rail)
         return make_deal(row.offer_id, status="accepted")
 
-    app = Host(AcceptScreen(row, clock, accept, row_source=lambda: board.get(row.offer_id)))
+    app = Host(AcceptScreen(row, clock, accept, row_source=lambda: board.get(row.offer_id),
+                            refusal=lambda: wallet.accept_refusal(row.offer_id)))
     async with app.run_test(size=(100, 30)) as pilot:
         screen = app.screen
         assert "expires 10m00s" in screen_text(app)
@@ -221,11 +222,14 @@ async def test_accept_screen_keeps_the_terms_live_and_refuses_a_closed_offer(mon
 async def test_accept_screen_disables_accept_when_the_offer_goes(change):
     clock = Clock()
     row = make_offer(0)
-    board = ContractBoard([row])
+    wallet = ContractWallet(rows=[row], clock=clock)
+    board = wallet.board
+
     async def accept(rail):
         raise AssertionError("Accept must not be reachable")
 
-    app = Host(AcceptScreen(row, clock, accept, row_source=lambda: board.get(row.offer_id)))
+    app = Host(AcceptScreen(row, clock, accept, row_source=lambda: board.get(row.offer_id),
+                            refusal=lambda: wallet.accept_refusal(row.offer_id)))
     async with app.run_test(size=(100, 30)) as pilot:
         screen = app.screen
         if change == "gone":
