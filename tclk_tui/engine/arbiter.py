@@ -58,7 +58,18 @@ from tclk_tui.protocol.transcript import TranscriptRecord, fold_transcript
 from tclk_tui.technocore.errors import VenueError
 
 if TYPE_CHECKING:
-    from tclk_tui.engine.wallet import Wallet
+    from collections.abc import Awaitable, Callable, Mapping
+
+    from tclk_tui.engine.board import OffersBoard
+    from tclk_tui.engine.events import EventBus
+    from tclk_tui.engine.evidence import Evidence
+    from tclk_tui.engine.gates import StatedGates
+    from tclk_tui.engine.mailbox import PrivateMail
+    from tclk_tui.engine.outbox import Outbox
+    from tclk_tui.rails.base import SettlementRail
+    from tclk_tui.store.settings import SettingStore
+    from tclk_tui.technocore.client import VenueClient
+    from tclk_tui.vault.seed import Vault
 
 SETTING_CASE = "case:"
 SETTING_OPENED = "vote-opened:"
@@ -101,9 +112,32 @@ class CaseView:
         return f"share {self.index + 1} of {len(self.panel)}"
 
 
+@dataclass(frozen=True)
+class RefereeParts:
+    """What the referee's desk uses of the wallet, and nothing more: its identity, the vault
+    that keeps what it mints, the board it finds its cases on, the settings that remember
+    them, the gates it states, the outbox and the sealed mail it speaks through, the rails it
+    checks a lock on, the venue's exports of a case's room."""
+
+    did: str
+    venue_url: str
+    vault: Vault
+    board: OffersBoard
+    settings: SettingStore
+    stated: StatedGates
+    outbox: Outbox
+    mail: PrivateMail
+    events: EventBus
+    rails: Mapping[str, SettlementRail]
+    client: VenueClient
+    evidence: Evidence
+    sync: Callable[[], Awaitable[None]]
+    now_ms: Callable[[], int]
+
+
 class RefereeDesk:
-    def __init__(self, wallet: Wallet) -> None:
-        self._w = wallet
+    def __init__(self, parts: RefereeParts) -> None:
+        self._w = parts
         self._rooms: dict[str, list[TranscriptRecord]] = {}
         # offer id -> (ref, verified, what the rail said, the status it was asked at)
         self._locks: dict[str, tuple[str, bool, str, str]] = {}
@@ -112,18 +146,18 @@ class RefereeDesk:
         self._notes_missing: dict[str, tuple[str, ...]] = {}
 
     @property
-    def wallet(self) -> Wallet:
+    def parts(self) -> RefereeParts:
         return self._w
 
     # -- what the journal remembers ----------------------------------------------------------
 
     def _meta(self, offer_id: str) -> dict:
-        return self._w.journal.settings.get_object(SETTING_CASE + offer_id)
+        return self._w.settings.get_object(SETTING_CASE + offer_id)
 
     def _set_meta(self, offer_id: str, **fields: object) -> None:
         meta = self._meta(offer_id)
         meta.update(fields)
-        self._w.journal.settings.set_object(SETTING_CASE + offer_id, meta)
+        self._w.settings.set_object(SETTING_CASE + offer_id, meta)
 
     # -- cases -------------------------------------------------------------------------------
 
@@ -220,7 +254,9 @@ class RefereeDesk:
             cached = vault.cached_deal_secret(offer_id, nonce, "witness")
             return None if cached is None else "0x" + cached.hex()
         raw = vault.backend.get(SETTING_HELD_SHARE + offer_id)  # ours, as the dealer
-        return dealt_share(self._w, offer_id) if raw is None else "0x" + bytes(raw).hex()
+        if raw is None:
+            return dealt_share(vault, self._w.settings, offer_id)
+        return "0x" + bytes(raw).hex()
 
     async def refresh(self) -> list[CaseView]:
         """Read the board, every live case's deal room, and check announced locks on the rail."""
@@ -485,10 +521,10 @@ class RefereeDesk:
             raise EngineError("this wallet has no commitment in this round")
         mine = next((j for j in view.jurors if j.did == self._w.did), None)
         opened = SETTING_OPENED + view.contract
-        if (mine is not None and mine.opened) or self._w.journal.settings.get(opened):
+        if (mine is not None and mine.opened) or self._w.settings.get(opened):
             raise EngineError("this wallet already opened its vote in this round: a second "
                               "opening would only be flagged")
-        self._w.journal.settings.set(opened, "1")  # before the line: two calls post one
+        self._w.settings.set(opened, "1")  # before the line: two calls post one
         salt, _, verdict = bytes(raw).decode().partition(" ")
         try:
             line = encode_vote_reveal(salt, verdict)

@@ -42,6 +42,8 @@ from tclk_tui.vault.seed import derive_bytes
 if TYPE_CHECKING:
     from tclk_tui.engine.deal import DealSession
     from tclk_tui.engine.wallet import Wallet
+    from tclk_tui.store.settings import SettingStore
+    from tclk_tui.vault.seed import Vault
 
 SETTING_PRIVATE_ACCEPT = "private-accept:"
 SETTING_HELD_SHARE = "held-share:"  # in the vault: the dealer's own share (its mint)
@@ -384,29 +386,28 @@ async def _letter_deal_share(wallet: Wallet, letter: Letter) -> str | None:
     if not isinstance(share, str) or HEX32_RE.fullmatch(share) is None:
         return "a dealt share that is not 32 bytes of hex"
     with journaling("the dealt share", happened=False):
-        keep_dealt_share(wallet, offer_id, share)
+        keep_dealt_share(wallet.vault, wallet.journal.settings, offer_id, share)
     return None
 
 
-def _share_key(wallet: Wallet, offer_id: str) -> bytes:
-    return derive_bytes(wallet.vault.master_seed(), SHARE_KEY_DOMAIN, offer_id)
+def _share_key(vault: Vault, offer_id: str) -> bytes:
+    return derive_bytes(vault.master_seed(), SHARE_KEY_DOMAIN, offer_id)
 
 
-def keep_dealt_share(wallet: Wallet, offer_id: str, share: str) -> None:
+def keep_dealt_share(vault: Vault, settings: SettingStore, offer_id: str, share: str) -> None:
     """A share a dealer sealed to us, kept in the journal sealed under a key derived from the
     master seed: the dealer may be anyone who posted an offer naming this wallet, and nothing
     a stranger sends writes the vault."""
-    wallet.journal.settings.set(SETTING_SEALED_SHARE + offer_id,
-                                encrypt_line(_share_key(wallet, offer_id), share))
+    settings.set(SETTING_SEALED_SHARE + offer_id, encrypt_line(_share_key(vault, offer_id), share))
 
 
-def dealt_share(wallet: Wallet, offer_id: str) -> str | None:
+def dealt_share(vault: Vault, settings: SettingStore, offer_id: str) -> str | None:
     """The share a dealer sealed to us for `offer_id` (see keep_dealt_share), or None."""
-    sealed = wallet.journal.settings.get(SETTING_SEALED_SHARE + offer_id)
+    sealed = settings.get(SETTING_SEALED_SHARE + offer_id)
     if sealed is None:
         return None
     try:
-        share = decrypt_line(_share_key(wallet, offer_id), sealed)
+        share = decrypt_line(_share_key(vault, offer_id), sealed)
     except E2EError:
         return None
     return share if HEX32_RE.fullmatch(share) else None

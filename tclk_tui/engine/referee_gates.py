@@ -47,17 +47,17 @@ def _request(desk: RefereeDesk, action: GateAction, offer_id: str, facts: list[G
              digits_of: str = "contract id") -> GateRequest:
     """A request the engine states, and remembers: only one it stated can be confirmed."""
     code = code_for(code_of) if code_of else None
-    return desk.wallet.stated.state(GateRequest(
+    return desk.parts.stated.state(GateRequest(
         action=action, deal_id=offer_id, contract=desk.case(offer_id).contract,
         facts=tuple(facts), blockers=tuple(blockers), confirm_code=code,
-        created_ms=desk.wallet.now_ms(),
+        created_ms=desk.parts.now_ms(),
         prompt=code_prompt(code, digits_of=digits_of) if code else "",
         token=_secrets.token_hex(8)))
 
 
 def _own(desk: RefereeDesk, request: GateRequest, action: GateAction) -> GateRequest:
     """The engine's own copy of the request a face confirms, never one the face made up."""
-    own = desk.wallet.stated.stated(request)
+    own = desk.parts.stated.stated(request)
     if own.action != action:
         raise GateRefused(f"not a {action} request")
     return own
@@ -101,7 +101,7 @@ def missing_notes_text(desk: RefereeDesk, offer_id: str, missing: tuple[str, ...
     panel = desk.case(offer_id).panel
     named = "; ".join(f"juror {panel.index(did) + 1} {did}" for did in missing)
     return (f"{named}: no DID note with a key to seal to on this venue. Each must open their "
-            f"wallet here once (`{PUBLISH_NOTE.format(venue=desk.wallet.venue_url)}` does it) "
+            f"wallet here once (`{PUBLISH_NOTE.format(venue=desk.parts.venue_url)}` does it) "
             "before the shares can be dealt")
 
 
@@ -141,7 +141,7 @@ async def confirm_mint(desk: RefereeDesk, request: GateRequest) -> CaseView:
     await desk.refresh()
     _fresh(request, request_mint(desk, request.deal_id))
     view = await desk.mint(request.deal_id)
-    desk.wallet.stated.answered(request)
+    desk.parts.stated.answered(request)
     return view
 
 
@@ -150,7 +150,7 @@ async def confirm_mint(desk: RefereeDesk, request: GateRequest) -> CaseView:
 
 def request_withhold(desk: RefereeDesk, offer_id: str) -> GateRequest:
     view = desk.case(offer_id)
-    now = desk.wallet.now_ms()
+    now = desk.parts.now_ms()
     blockers = []
     if view.decision == "released":
         blockers.append("already released: a released secret cannot be taken back")
@@ -181,7 +181,7 @@ def confirm_withhold(desk: RefereeDesk, request: GateRequest, typed_code: str = 
     if fresh.confirm_code is None or not fresh.code_matches(typed_code):
         raise WrongCode(wrong_code("contract id" if fresh.contract else "offer id"))
     view = desk.record_withheld(request.deal_id)
-    desk.wallet.stated.answered(request)
+    desk.parts.stated.answered(request)
     return view
 
 
@@ -213,7 +213,7 @@ def request_commit(desk: RefereeDesk, offer_id: str, verdict: str) -> GateReques
         room = deal_room(round_.contract)
         facts += [GateFact("posts", None, f"a signed tclk1-vote commit line in {room}; the "
                            "salt that opens it is kept in the vault until the opening"),
-                  *_round_facts(round_, desk.wallet.now_ms())]
+                  *_round_facts(round_, desk.parts.now_ms())]
         if desk.has_committed(round_.contract):
             blockers.append("this wallet already committed in this round")
         if round_.commit_closed and not round_.all_committed:
@@ -235,7 +235,7 @@ async def confirm_commit(desk: RefereeDesk, request: GateRequest, verdict: str) 
     await desk.refresh()
     _fresh(request, request_commit(desk, request.deal_id, verdict))
     view = await desk.commit(request.deal_id, verdict)
-    desk.wallet.stated.answered(request)
+    desk.parts.stated.answered(request)
     return view
 
 
@@ -249,10 +249,10 @@ def request_open(desk: RefereeDesk, offer_id: str) -> GateRequest:
                            f"{deal_room(round_.contract)}: the salt and the verdict, which "
                            "every juror and auditor can check against the commitment"),
                   GateFact("verdict", None, verdict if verdict is not None else "-"),
-                  *_round_facts(round_, desk.wallet.now_ms())]
+                  *_round_facts(round_, desk.parts.now_ms())]
         if verdict is None:
             blockers.append("this wallet has no commitment in this round")
-        mine = next((j for j in round_.jurors if j.did == desk.wallet.did), None)
+        mine = next((j for j in round_.jurors if j.did == desk.parts.did), None)
         if mine is not None and mine.opened:
             blockers.append("this wallet's vote is already opened")
         if not round_.commit_closed:
@@ -267,7 +267,7 @@ async def confirm_open(desk: RefereeDesk, request: GateRequest) -> RoundView:
     await desk.refresh()
     _fresh(request, request_open(desk, request.deal_id))
     view = await desk.open_vote(request.deal_id)
-    desk.wallet.stated.answered(request)
+    desk.parts.stated.answered(request)
     return view
 
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from tclk_tui.engine import arbitration as arb
 from tclk_tui.engine import private_deals
 from tclk_tui.engine.alerts import AlertDesk
-from tclk_tui.engine.arbiter import RefereeDesk
+from tclk_tui.engine.arbiter import RefereeDesk, RefereeParts
 from tclk_tui.engine.autopilot import Autopilot
 from tclk_tui.engine.background import Background
 from tclk_tui.engine.board import OffersBoard
@@ -157,7 +157,11 @@ class Wallet:
         self._owned_rails: list[SettlementRail] = []  # rails this wallet opened and closes
         self.mail = PrivateMail(identity=identity, vault=vault, journal=journal, client=client,
                                 publisher=self.outbox, events=self.events, now_ms=self.now_ms)
-        self.referee = RefereeDesk(self)
+        self.referee = RefereeDesk(RefereeParts(
+            did=identity.did, venue_url=self.venue_url, vault=vault, board=self.board,
+            settings=journal.settings, stated=self.stated, outbox=self.outbox, mail=self.mail,
+            events=self.events, rails=rails, client=client, evidence=self.evidence,
+            sync=self.sync, now_ms=self.now_ms))
         self.mail.expected = lambda: private_deals.expected_senders(self)
         self._lock: ProfileLock | None = None
 
