@@ -14,6 +14,7 @@ budget can create is refused before anything is signed (`rooms_refusal`).
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -33,6 +34,8 @@ from tclk_tui.technocore.errors import VenueError
 
 SHARE_ENV = "TCLK_VENUE_SHARE"
 ROOMS_SETTING = "venue.rooms:"
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,7 +116,10 @@ def rooms_refusal(deals: Iterable[DealSession], budget: VenueBudget | None, *,
     if budget is None or needed <= 0:
         return None
     why = budget.rooms_sentence(needed, rooms_promised(deals, budget))
-    return None if why is None else f"{what} is refused before anything is signed: {why}"
+    if why is None:
+        return None
+    log.info("%s: refused for the venue's room budget: %s", what, why)
+    return f"{what} is refused before anything is signed: {why}"
 
 
 def accept_needs_rooms(offer: dict) -> int:

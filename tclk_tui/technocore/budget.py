@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import math
 import re
 import time
@@ -29,6 +30,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from tclk_tui.technocore.errors import VenueError
+
+log = logging.getLogger("tclk_tui.technocore.client")  # the client's story, one name
 
 Traffic = Literal["critical", "urgent", "follow", "optional"]
 BudgetKind = Literal["read", "write"]
@@ -253,6 +256,7 @@ class VenueBudget:
         if klass == "optional" and kind == "write":
             kept = await self.optional_write_turn()
             if kept is not None:
+                log.info("%s: kept back: %s", what, kept)
                 raise BudgetKept(f"{what}: not sent: {kept}",
                                  free_in_s=self.seconds_until_available(kind, klass))
         if kind == "write":
@@ -263,19 +267,24 @@ class VenueBudget:
                                          if t.locked()}
                 turn = self._write_turns[order] = asyncio.Lock()
             async with turn:
-                await self._wait_for_token(kind, klass)
+                await self._wait_for_token(kind, klass, what)
         else:
-            await self._wait_for_token(kind, klass)
+            await self._wait_for_token(kind, klass, what)
 
-    async def _wait_for_token(self, kind: BudgetKind, klass: Traffic) -> None:
+    async def _wait_for_token(self, kind: BudgetKind, klass: Traffic, what: str) -> None:
         bucket = self._bucket(kind)
         # A quarter token more than one: the venue's bucket is stamped when a request
         # arrives, a little after it was counted here.
         floor = self.floor(kind, klass) + 1.25
+        waited = False
         while True:
             wait = bucket.seconds_until(self._clock(), floor)
             if wait <= 0:
                 break
+            if not waited:  # once per request: the decision, not every tick of the wait
+                log.info("%s: waiting %.1f s for a %s token (%s traffic keeps to its share)",
+                         what, wait, kind, klass)
+                waited = True
             await asyncio.sleep(min(wait, 5.0))
         bucket.spend(self._clock())
 
@@ -334,6 +343,8 @@ class VenueBudget:
 
     def take_waiter(self) -> bool:
         if self.waiters_in_use >= self.waiters:
+            log.debug("no waiting read: all %d of this wallet's waiter slots are held",
+                      self.waiters)
             return False
         self.waiters_in_use += 1
         return True

@@ -163,3 +163,39 @@ async def test_paced_writes_keep_their_nonce_order_and_all_land(venue_factory):
         lines = [r.text for r in export.records if r.text.startswith("paced")]
         assert lines == [f"paced line {n}" for n in range(6)]  # in the order they were asked
         assert running.venue.limits.refusals == {}
+
+
+def test_the_log_says_what_the_budget_decided_once_per_request(caplog, monkeypatch):
+    """A wait for a token and an optional write kept back are the budget's decisions: the log
+    says each once (not every tick of the wait), under the client's name."""
+    clock = Clock()
+    budget = VenueBudget(share=2, clock=clock, wall=Clock())
+    budget.reads.at_most(clock(), 0.5)  # the whole share spent: a deal move waits
+    slept: list[float] = []
+
+    async def sleep(seconds: float) -> None:  # the clock moves as the wait asks, no real time
+        slept.append(seconds)
+        clock.now += seconds / 3
+
+    async def read() -> None:
+        with monkeypatch.context() as patch:
+            patch.setattr(asyncio, "sleep", sleep)
+            await budget.spend("read", "get /r/tclk-offers")
+
+    with caplog.at_level("INFO", logger="tclk_tui.technocore.client"):
+        asyncio.run(read())
+    waits = [r.getMessage() for r in caplog.records if "waiting" in r.getMessage()]
+    assert len(slept) > 1 and len(waits) == 1
+    assert "get /r/tclk-offers" in waits[0] and "read token" in waits[0]
+    caplog.clear()
+    budget.optional_patience_s = 0.0
+    budget.writes.at_most(clock(), 3.0)
+
+    async def heartbeat() -> None:
+        with traffic("optional"):
+            await budget.spend("write", "post /r/mb-p-tclk-x")
+
+    with caplog.at_level("INFO", logger="tclk_tui.technocore.client"), \
+            pytest.raises(Exception, match="kept for deal moves"):
+        asyncio.run(heartbeat())
+    assert any("kept back" in r.getMessage() for r in caplog.records)
