@@ -203,7 +203,7 @@ async def main(count: int) -> None:
 
         begin = time.perf_counter()
         app.board_pane.board_query = replace(app.board_pane.board_query, asset="USDC")
-        app.requery_board()
+        app.board.requery_board()
         await pilot.pause()
         refilter = time.perf_counter() - begin
 

@@ -67,7 +67,7 @@ async def test_the_operator_approves_a_reveal_with_its_code(desks):
         await settle(pilot, lambda: not isinstance(app.screen, GateScreen), "the modal closed")
         await settle(pilot, lambda: "approvals 0" in screen_text(app), "the count cleared")
         # The deal room says which agent did what; the agent's note stays inert text.
-        app.open_deal(deal_id)
+        app.deals.open_deal(deal_id)
         await settle(pilot, lambda: "agents: seller" in screen_text(app), "the agent trail")
         assert "seller reveal (approved, operator)" in screen_text(app)
         # The agent's heartbeat note is in the transcript as text: markup unparsed, the

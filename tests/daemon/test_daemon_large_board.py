@@ -64,7 +64,7 @@ async def test_a_board_of_megabytes_reaches_the_cli_and_the_attached_app(venue, 
                 everything = remote.board.query(BoardQuery(status=None))
                 assert [row.offer_id for row in everything] == ids
                 assert everything[0].status == "cancelled"
-                app.requery_board()
+                app.board.requery_board()
                 assert table.row_count == OFFERS - 1
             assert app.return_code in (None, 0)
         finally:

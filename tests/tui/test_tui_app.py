@@ -23,7 +23,7 @@ async def test_header_shows_profile_identity_venue_status_and_clock(wallet, cloc
         assert "http://127.0.0.1:8787" in header
         assert "following" in header and "00:00:00 UTC" in header
         clock.value += 61_000
-        app._tick()
+        app.events.tick()
         await pilot.pause()
         assert "00:01:01 UTC" in screen_text(app).splitlines()[0]
 
@@ -58,7 +58,7 @@ async def test_deadline_warning_notifies_once_per_level(wallet, clock):
         deal_id = "0x" + "d1" * 32
         for _ in range(3):
             wallet.events.publish(DeadlineWarning(deal_id, "danger", "reveal", 120_000))
-        await wait_for(pilot, lambda: app.events_applied >= 3)
+        await wait_for(pilot, lambda: app.events.events_applied >= 3)
         warnings = [n for n in app._notifications if "DANGER" in n.message]
         assert len(warnings) == 1
         assert "2m00s left" in warnings[0].message
@@ -267,7 +267,7 @@ async def test_palette_pane_commands_do_nothing_under_a_dialog(wallet, clock, ti
     app = TclkApp(wallet, clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
-        app.open_accept(wallet.board.get(make_offer(0).offer_id))
+        app.board.open_accept(wallet.board.get(make_offer(0).offer_id))
         await wait_for(pilot, lambda: isinstance(app.screen, AcceptScreen))
         underneath = app.default_screen.focused
         assert isinstance(underneath, OfferTable)

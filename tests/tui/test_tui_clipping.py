@@ -49,7 +49,7 @@ async def open_deal(app: TclkApp, pilot) -> TranscriptTable:
     await pilot.pause()
     app.action_show_pane("deals")
     await wait_for(pilot, lambda: app.active_pane == "deals")
-    app.open_deal(DEAL)
+    app.deals.open_deal(DEAL)
     table = app.query_one(TranscriptTable)
     await wait_for(pilot, lambda: len(table.records) == 2, what="the transcript")
     await pilot.pause()
@@ -111,7 +111,7 @@ async def test_the_accept_dialog_shows_the_raw_line_whole_broken_between_members
     app = app_with(line=LONG_LINE)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
-        app.open_accept(app.wallet.board.get(make_offer(0).offer_id))
+        app.board.open_accept(app.wallet.board.get(make_offer(0).offer_id))
         await wait_for(pilot, lambda: app.screen is not app.default_screen)
         await pilot.pause()
         shown = str(app.screen.query_one("#accept-line", Static).render())

@@ -49,7 +49,7 @@ async def test_an_evm_deal_in_the_app_reads_as_ether_and_follows_the_chain(
             assert "0.1 ETH" in text and "1000 ETH" in text  # ether, and told apart
             assert "100000000000000000" not in text
             # The large deal: its gate refuses at once, saying what the account holds.
-            app.open_deal(large)
+            app.deals.open_deal(large)
             await settle(pilot, lambda: app.deal_room.view is not None
                          and app.deal_room.view.deal_id == large
                          and alice.deal(large).lock_quote is not None, "the account read")
@@ -66,7 +66,7 @@ async def test_an_evm_deal_in_the_app_reads_as_ether_and_follows_the_chain(
             await pilot.press("escape")
             await settle(pilot, lambda: not gate_open(app), "the gate closed")
             # The small deal: balance, gas, amount plus gas and the margin, then the lock.
-            app.open_deal(small)
+            app.deals.open_deal(small)
             await settle(pilot, lambda: app.deal_room.view.deal_id == small
                          and alice.deal(small).lock_quote is not None, "the account read")
             app.deal_room.query_one("#transcript").focus()

@@ -60,7 +60,7 @@ async def test_the_board_says_no_offers_match_again_once_the_venue_answers(walle
     app = TclkApp(wallet, clock_ms=clock)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: "cannot reach the venue at" in screen_text(app))
-        app.show_venue_status(VenueStatus("following"))
+        app.events.show_venue_status(VenueStatus("following"))
         await wait_for(pilot, lambda: "no offers match" in screen_text(app))
         assert "cannot reach" not in screen_text(app)
         assert app.query_one(BoardPane).unreachable_url is None

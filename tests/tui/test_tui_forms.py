@@ -247,7 +247,7 @@ async def test_the_app_passes_its_clock_and_the_board_to_the_accept_screen(walle
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         row = wallet.board.get(make_offer(0).offer_id)
-        app.open_accept(row)
+        app.board.open_accept(row)
         await wait_for(pilot, lambda: isinstance(app.screen, AcceptScreen)
                        and app.screen.query("#accept-ok"))
         screen = app.screen

@@ -134,7 +134,7 @@ Open = Callable[[TclkApp], object]
 
 
 def _deal_action(action: str, deal_id: str) -> Open:
-    return lambda app: app.run_deal_action(action, deal_id)
+    return lambda app: app.deals.run_deal_action(action, deal_id)
 
 
 def _pane(name: str) -> Open:
@@ -175,12 +175,12 @@ PLACES: dict[str, Open] = {
     "blocked gate": _gate(gate_request(blockers=("the lock is not verified",))),
     "heartbeat": _deal_action("heartbeat", PAYER_DEAL),
     "receipt": _deal_action("receipt", DONE_DEAL),
-    "accept": lambda app: app.open_accept(app.wallet.board.get(make_offer(0).offer_id)),
+    "accept": lambda app: app.board.open_accept(app.wallet.board.get(make_offer(0).offer_id)),
     "new offer": lambda app: app.action_new_offer(),
     "rejected lines": lambda app: app.action_rejected(),
     "whole record": lambda app: app.open_dialog(RecordScreen(make_deal().records[0])),
     "seed backup": lambda app: app.action_backup_seed(),
-    "secret reveal": lambda app: app.reveal_secret(app.wallet.held_secrets()[0]),
+    "secret reveal": lambda app: app.vault.reveal_secret(app.wallet.held_secrets()[0]),
     "seed restore": lambda app: app.action_restore_seed(),
     "help": lambda app: app.action_help(),
     "command palette": lambda app: app.action_command_palette(),

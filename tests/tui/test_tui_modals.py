@@ -31,7 +31,7 @@ async def _gate(app: TclkApp, pilot: Pilot) -> None:
 async def _plain_gate(app: TclkApp, pilot: Pilot) -> None:
     await pilot.press("2")
     await wait_for(pilot, lambda: app.deal_room.view is not None)
-    app.run_deal_action("cancel", app.deal_room.view.deal_id)  # a plain yes, no code
+    app.deals.run_deal_action("cancel", app.deal_room.view.deal_id)  # a plain yes, no code
 
 
 async def _accept(app: TclkApp, pilot: Pilot) -> None:
@@ -63,7 +63,7 @@ async def _heartbeat(app: TclkApp, pilot: Pilot) -> None:
 
 
 async def _receipt(app: TclkApp, pilot: Pilot) -> None:
-    app.run_deal_action("receipt", "0x" + "d1" * 32)
+    app.deals.run_deal_action("receipt", "0x" + "d1" * 32)
 
 
 async def _deny(app: TclkApp, pilot: Pilot) -> None:

@@ -94,7 +94,7 @@ async def test_problems_are_more_than_bold_on_16_colours(theme):
     app = plain_app(theme)
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
-        app.open_deal(DEAL)
+        app.deals.open_deal(DEAL)
         await wait_for(pilot, lambda: "REJ" in screen_text(app) or "BAD" in screen_text(app))
         await pilot.pause()
         normal = look_of(app, "ok")
@@ -118,7 +118,7 @@ async def test_no_color_keeps_a_confirm_that_is_off_in_words(monkeypatch):
     assert app.no_color
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
-        app.run_deal_action("reveal", DEAL)
+        app.deals.run_deal_action("reveal", DEAL)
         await wait_for(pilot, lambda: gate_open(app), what="the reveal gate")
         await pilot.pause()
         confirm = app.screen.query_one("#gate-confirm")

@@ -98,7 +98,7 @@ async def test_the_accept_dialog_says_paper_settles_nothing():
     app = app_for(rows=[row])
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
-        app.open_accept(app.wallet.board.get(row.offer_id))
+        app.board.open_accept(app.wallet.board.get(row.offer_id))
         await wait_for(pilot, lambda: app.screen is not app.default_screen)
         await pilot.pause()
         assert app.screen.query_one("#accept-rail", Select).value == ENGINE_CHOICE

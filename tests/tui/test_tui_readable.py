@@ -80,13 +80,13 @@ def fixed_app(theme: str) -> TclkApp:
 def _dialogs(app: TclkApp) -> dict[str, Callable[[], object]]:
     return {
         "offer form": app.action_new_offer,
-        "accept": lambda: app.open_accept(app.wallet.board.get(make_offer(0).offer_id)),
-        "reveal gate": lambda: app.run_deal_action("reveal", DEAL),
+        "accept": lambda: app.board.open_accept(app.wallet.board.get(make_offer(0).offer_id)),
+        "reveal gate": lambda: app.deals.run_deal_action("reveal", DEAL),
         "seed backup gate": app.action_backup_seed,
         "seed restore": app.action_restore_seed,
         "rejected records": app.action_rejected,
         "help": app.action_help,
-        "heartbeat": lambda: app.run_deal_action("heartbeat", DEAL),
+        "heartbeat": lambda: app.deals.run_deal_action("heartbeat", DEAL),
         "whole record": lambda: app.open_dialog(RecordScreen(make_deal(DEAL).records[-1])),
         "command palette": app.action_command_palette,
     }
@@ -115,7 +115,7 @@ async def test_no_text_in_its_background_colour_at_16_colours(theme):
             await wait_for(pilot, lambda pane=pane: app.active_pane == pane)
             await pilot.pause()
             problems += [f"{pane}: {p}" for p in invisible_text(app)]
-        app.open_deal(DEAL)
+        app.deals.open_deal(DEAL)
         await pilot.pause()
         problems += [f"deal room: {p}" for p in invisible_text(app)]
         app.action_show_pane("board")

@@ -52,7 +52,7 @@ def test_main_screens(snap_compare, pane, size, theme):
 def test_reveal_gate_80x24(snap_compare):
     async def open_gate(pilot):
         await settle_on(pilot, "deals")
-        pilot.app.run_deal_action("reveal", "0x" + "d1" * 32)
+        pilot.app.deals.run_deal_action("reveal", "0x" + "d1" * 32)
         await pilot.pause()
 
     assert snap_compare(fixed_app("tclk-dark"), terminal_size=(80, 24), run_before=open_gate,

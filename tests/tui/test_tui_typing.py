@@ -146,7 +146,7 @@ async def test_keys_typed_ahead_never_reach_a_confirmation(wallet, clock, monkey
         deal = wallet.deal(app.deal_room.view.deal_id)
         for action, keys in (("reveal", [*keys_of("abcd"), "enter", "y"]),
                              ("lock", ["enter", "enter", "y"])):
-            app.run_deal_action(action, deal.deal_id)
+            app.deals.run_deal_action(action, deal.deal_id)
             await wait_for(pilot, lambda: dialog_open(app, GateScreen), what=action)
             burst(app, keys)
             await pilot.pause()

@@ -1,0 +1,143 @@
+"""The vault: where the profile's secrets are kept, and the gated ways to read them.
+
+It owns the vault's engine calls: its status and held secrets, the master seed's backup and
+restore, and one deal secret's reveal, each behind the engine's gate (`GateScreen`); a value
+shown is shown once, on a `SecretScreen`. Nothing a secret screen holds is ever copied to the
+clipboard (`refuses_clipboard`). A new profile is told where its secrets are, and to back up.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+from textual.binding import Binding
+
+from tclk_tui.engine.gates import GateRequest
+from tclk_tui.engine.views import HeldSecret
+from tclk_tui.tui.controllers.base import Controller
+from tclk_tui.tui.errors import describe_error
+from tclk_tui.tui.formatting import short_hex
+from tclk_tui.tui.gate_screen import GateScreen
+from tclk_tui.tui.panes import PANE_BY_ID
+from tclk_tui.tui.restore_screen import RestoreScreen
+from tclk_tui.tui.safe import clean
+from tclk_tui.tui.secret_screen import SecretScreen
+from tclk_tui.tui.vault_pane import VaultPane
+
+SEED_WARNING = ("Write this down on paper now and keep it offline. Anyone who reads it can "
+                "rebuild every secret of this profile. The Vault pane can show it again.")
+SECRET_WARNING = "Anyone who reads this value can claim or prove this deal's lock."  # noqa: S105
+FIRST_RUN_SECONDS = 60  # long enough to read, and to press 3 then b
+
+
+class VaultController(Controller):
+    """The vault pane, the seed's backup and restore, and secrets' reveals."""
+
+    def refresh_vault(self) -> None:
+        try:
+            status = self.wallet.vault_status()
+            secrets = self.wallet.held_secrets()
+        except Exception as exc:
+            self.report("vault", exc)
+            return
+        self.app.vault_pane.show(status, secrets)
+
+    def first_run_notice(self) -> None:
+        """A new profile: where its secrets are, and a nudge to back up the seed."""
+        try:
+            where = self.wallet.vault_status().backend
+        except Exception as exc:
+            where = f"a vault that cannot say where ({describe_error(exc)})"
+        pane_key = self.app.keys_display(PANE_BY_ID["vault"].binding())
+        backup_key = self.app.keys_display(next(binding for binding in VaultPane.BINDINGS
+                                                if isinstance(binding, Binding)
+                                                and binding.id == "vault.backup"))
+        self.app.notify(f"New profile {clean(self.wallet.profile, max_len=40)}: its secrets are "
+                        f"kept in {clean(where, max_len=160)}. Back up the master seed now: "
+                        f"Vault pane ({pane_key}), then {backup_key}. That one backup restores "
+                        "this identity and every live deal's secrets.", title="first run",
+                        severity="warning", markup=False, timeout=FIRST_RUN_SECONDS)
+
+    def backup_seed(self) -> None:
+        wallet = self.wallet
+        try:
+            request = wallet.request_seed_backup()
+        except Exception as exc:
+            self.report("backup", exc)
+            return
+
+        def perform(newest: GateRequest, typed: str | None, _acknowledge: bool) -> str:
+            if newest.confirm_code is None:
+                return wallet.confirm_seed_backup(newest)
+            return wallet.confirm_seed_backup(newest, typed or "")
+
+        # No refresh: these facts do not move with time, and asking again would read the
+        # vault's seed every second.
+        self.open_dialog(GateScreen(request, perform),
+                         partial(self._show_secret, "Master seed backup", SEED_WARNING,
+                                 grouped=True))
+
+    def restore_seed(self) -> None:
+        """The backup text, then the engine's gate: which seed it replaces, what derives
+        from that one; the engine holds the backup until the operator confirms."""
+        wallet = self.wallet
+        stated: list[GateRequest] = []
+
+        async def ask(text: str) -> None:
+            stated.append(wallet.request_seed_restore(text))
+
+        def perform(newest: GateRequest, typed: str | None, _acknowledge: bool) -> str:
+            return wallet.confirm_seed_restore(newest, typed or "")
+
+        def confirm(done: bool | None) -> None:
+            if done and stated:
+                self.open_dialog(GateScreen(stated[-1], perform), self._restored)
+
+        self.open_dialog(RestoreScreen(ask), confirm)
+
+    def _restored(self, fingerprint: object) -> None:
+        if fingerprint:
+            self.say("master seed restored")
+            self.refresh_vault()
+
+    def reveal_secret(self, secret: HeldSecret) -> None:
+        if secret.kind == "master":
+            self.backup_seed()
+            return
+        wallet = self.wallet
+        try:
+            request = wallet.request_secret_reveal(secret.deal_id)
+        except Exception as exc:
+            self.report("reveal", exc)
+            return
+
+        def perform(newest: GateRequest, typed: str | None, _acknowledge: bool) -> str:
+            return wallet.confirm_secret_reveal(newest, typed or "")
+
+        title = f"{clean(secret.kind, max_len=20)} for deal {short_hex(secret.deal_id)}"
+        self.open_dialog(GateScreen(request, perform,
+                                    refresh=partial(wallet.request_secret_reveal,
+                                                    secret.deal_id)),
+                         partial(self._show_secret, title, SECRET_WARNING))
+
+    def reveal_highlighted(self) -> None:
+        secret = self.app.vault_pane.highlighted()
+        if secret is None:
+            self.say("no secret highlighted on the Vault pane")
+            return
+        self.reveal_secret(secret)
+
+    def _show_secret(self, title: str, warning: str, value: object, *,
+                     grouped: bool = False) -> None:
+        if isinstance(value, str) and value:
+            self.open_dialog(SecretScreen(title, value, warning, grouped=grouped))
+
+    def refuses_clipboard(self) -> bool:
+        """Refuse whenever a secret is on screen or in the focused field."""
+        app = self.app
+        if getattr(app.screen, "HOLDS_SECRET", False) or getattr(app.focused, "HOLDS_SECRET",
+                                                                 False):
+            app.bell()
+            self.say("secrets are never copied to the clipboard", "warning")
+            return True
+        return False
