@@ -49,6 +49,7 @@ from engine import signed_offers  # benchmarks/engine.py, beside this script
 from nacl.bindings import crypto_sign_open
 
 from tclk_tui.engine.board import OffersBoard
+from tclk_tui.engine.door import LocalDoor
 from tclk_tui.engine.evidence import Evidence
 from tclk_tui.engine.room_sync import RoomSync
 from tclk_tui.engine.views import BoardQuery
@@ -272,7 +273,7 @@ def _app_child(url: str, data_dir: str, launched: float) -> None:
         wallet = await Wallet.open("app", venue_url=url, data_dir=home, vault=_vault(home, "app"),
                                    rails={"memory": MemoryRail()}, follow=True, background=True,
                                    clock_ms=lambda: int(NOW_S * 1000))
-        app = TclkApp(wallet)
+        app = TclkApp(LocalDoor(wallet))
         try:
             async with app.run_test(size=(120, 40)) as pilot:
                 table = app.query_one(OfferTable)

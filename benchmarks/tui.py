@@ -25,6 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tclk_tui.engine.board import OffersBoard
+from tclk_tui.engine.door import LocalDoor
 from tclk_tui.engine.views import OfferRow
 from tclk_tui.protocol.adaptor import get_public_key
 from tclk_tui.protocol.builders import make_accept, make_offer
@@ -172,7 +173,7 @@ async def main(count: int) -> None:
     wallet = BoardWallet(board, clock)
 
     started = time.perf_counter()
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: painted.first_row_paint is not None)
         first_paint = painted.first_row_paint - started  # type: ignore[operator]

@@ -25,6 +25,7 @@ from textual.theme import Theme
 from textual.widget import Widget
 from textual.widgets import Footer, TabbedContent, TabPane
 
+from tclk_tui.engine.door import Door
 from tclk_tui.engine.inert import clean_lines
 from tclk_tui.tui.approvals_pane import ApprovalsPane
 from tclk_tui.tui.arbitration_pane import ArbitrationPane
@@ -47,7 +48,6 @@ from tclk_tui.tui.keymap import binding_keys, load_keymap
 from tclk_tui.tui.offer_table import OfferTable
 from tclk_tui.tui.pane_tabs import PaneTabs
 from tclk_tui.tui.panes import PANE_BY_ID, PANES, Pane
-from tclk_tui.tui.ports import WalletPort
 from tclk_tui.tui.safe import clean
 from tclk_tui.tui.themes import DEFAULT_THEME, FALLBACK_THEME, load_themes
 from tclk_tui.tui.transcript_table import TranscriptTable
@@ -68,7 +68,7 @@ class TclkApp(KeyDesk):
 
     BINDINGS: ClassVar[list[BindingType]] = APP_BINDINGS
 
-    def __init__(self, wallet: WalletPort, *, theme: str | None = None,
+    def __init__(self, door: Door, *, theme: str | None = None,
                  clock_ms: Callable[[], int] | None = None,
                  on_theme_change: Callable[[str], None] | None = None,
                  themes_dir: Path | None = None, agents: Any = None,
@@ -87,8 +87,9 @@ class TclkApp(KeyDesk):
         # The agents' desk (approvals, audit trail), when the wallet serves agents.
         self.agents = agents
         self.animation_level = "none"
-        self.wallet = wallet
-        self.clock_ms: Callable[[], int] = clock_ms or wallet.now_ms
+        # The engine, through its one door: registry commands and read-only views.
+        self.door = door
+        self.clock_ms: Callable[[], int] = clock_ms or door.now_ms
         self._on_theme_change = on_theme_change or _no_op
         loaded = load_themes(themes_dir, user_themes_dir)
         self.theme_problems = loaded.problems
@@ -114,8 +115,8 @@ class TclkApp(KeyDesk):
     # -- layout -------------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        wallet = self.wallet
-        yield HeaderBar(profile=wallet.profile, did=wallet.did, venue_url=wallet.venue_url,
+        door = self.door
+        yield HeaderBar(profile=door.profile, did=door.did, venue_url=door.venue_url,
                         clock_ms=self.clock_ms, approvals=self.agents is not None, id="header")
         with PaneTabs(id="panes", initial="board"):
             for pane in self.panes:
@@ -129,17 +130,14 @@ class TclkApp(KeyDesk):
         return tuple(pane for pane in PANES if self.agents is not None or not pane.agents_only)
 
     def _pane_widget(self, pane: str) -> Widget:
-        wallet = self.wallet
         if pane == "board":
             return BoardPane(clock_ms=self.clock_ms, id="board-pane")
         if pane == "deals":
-            return DealRoomPane(clock_ms=self.clock_ms, own_did=wallet.did, id="deal-room")
+            return DealRoomPane(clock_ms=self.clock_ms, own_did=self.door.did, id="deal-room")
         if pane == "vault":
             return VaultPane(id="vault-pane")
         if pane == "arbitration":
-            # The desk is optional so a wallet without one still opens every other pane.
-            return ArbitrationPane(getattr(wallet, "arbitration", None), wallet=wallet,
-                                   id="arbitration-pane")
+            return ArbitrationPane(self.door, id="arbitration-pane")
         return ApprovalsPane(id="approvals-pane")
 
     def keys_display(self, binding: Binding) -> str:
@@ -204,8 +202,8 @@ class TclkApp(KeyDesk):
     def on_mount(self) -> None:
         self.theme_changed_signal.subscribe(self, self._theme_changed)
         # Subscribe before the first reads so nothing published in between is missed.
-        queue = self.wallet.events.subscribe()
-        self.events.show_venue_status(self.wallet.venue_status)
+        queue = self.door.events.subscribe()
+        self.events.show_venue_status(self.door.venue_status)
         self.events.guarded("reading the board", self.board.requery_board)
         self.events.guarded("reading deals", self.deals.refresh_deals)
         self.vault.refresh_vault()

@@ -8,6 +8,7 @@ a value) leaks onto a shared screen.
 
 from __future__ import annotations
 
+from tclk_tui.engine.commands import CommandError
 from tclk_tui.engine.gates import GateRefused
 from tclk_tui.engine.words import plain_words
 from tclk_tui.tui.safe import clean
@@ -19,6 +20,8 @@ MAX_MESSAGE = 300
 def describe_error(exc: BaseException) -> str:
     if isinstance(exc, GateRefused):
         return clean(plain_words(exc.reason), max_len=MAX_MESSAGE)
+    if isinstance(exc, CommandError):  # a dialog already says "Refused": the engine's reason
+        return clean(plain_words(exc.message.removeprefix("refused: ")), max_len=MAX_MESSAGE)
     if type(exc).__module__.startswith(PROJECT_PACKAGE):
         message = str(exc).strip() or type(exc).__name__
         return clean(plain_words(message.splitlines()[0]), max_len=MAX_MESSAGE)

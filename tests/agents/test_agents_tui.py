@@ -8,6 +8,7 @@ import asyncio
 import pytest
 
 from tclk_tui.agents.errors import ToolRefused
+from tclk_tui.engine.door import LocalDoor
 from tclk_tui.tui.app import TclkApp
 from tclk_tui.tui.deny_screen import DenyScreen
 from tclk_tui.tui.gate_screen import GateScreen
@@ -45,7 +46,7 @@ async def test_the_operator_approves_a_reveal_with_its_code(desks):
     answer = await call
     assert answer["status"] == "pending"
     wallet = desks.pair.bob
-    app = TclkApp(wallet, agents=desks.bob, clock_ms=desks.pair.clock)
+    app = TclkApp(LocalDoor(wallet), agents=desks.bob, clock_ms=desks.pair.clock)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, lambda: "1 approval waiting" in screen_text(app), "the count")
         await pilot.press("5")
@@ -82,7 +83,7 @@ async def test_the_operator_approves_a_reveal_with_its_code(desks):
 async def test_a_denial_reaches_the_waiting_agent_with_its_reason(desks):
     deal_id, call = await asked_reveal(desks, wait_s=120)
     wallet = desks.pair.bob
-    app = TclkApp(wallet, agents=desks.bob, clock_ms=desks.pair.clock)
+    app = TclkApp(LocalDoor(wallet), agents=desks.bob, clock_ms=desks.pair.clock)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, lambda: "1 approval waiting" in screen_text(app), "the count")
         await pilot.press("5")
@@ -103,12 +104,12 @@ async def test_a_denial_reaches_the_waiting_agent_with_its_reason(desks):
 
 
 async def test_help_lists_the_approvals_keys_when_agents_are_served(desks):
-    app = TclkApp(desks.pair.bob, agents=desks.bob, clock_ms=desks.pair.clock)
+    app = TclkApp(LocalDoor(desks.pair.bob), agents=desks.bob, clock_ms=desks.pair.clock)
     async with app.run_test(size=SIZE) as pilot:
         titles = [title for title, _ in app.help_sections()]
         assert any(t.startswith("Approvals (5)") for t in titles)
         assert not any(t.startswith("Approvals") for t in
-                       [title for title, _ in TclkApp(desks.pair.bob).help_sections()])
+                       [title for title, _ in TclkApp(LocalDoor(desks.pair.bob)).help_sections()])
         await pilot.press("5")
         await settle(pilot, lambda: app.active_pane == "approvals", "the approvals pane")
         assert "No approvals pending" in screen_text(app)

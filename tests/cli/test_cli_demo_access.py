@@ -10,6 +10,7 @@ import re
 import sys
 
 from tclk_tui.demo.session import demo_session
+from tclk_tui.engine.door import LocalDoor
 from tclk_tui.engine.views import OfferDraft
 from tclk_tui.tui.app import TclkApp
 from tclk_tui.tui.run import DEMO_AGENT, demo_owner
@@ -38,7 +39,7 @@ async def cli(env: dict[str, str], *args: str) -> tuple[int, str, str]:
 async def test_the_demo_answers_the_cli_and_lists_its_agent_while_it_runs():
     async with demo_session() as session, demo_owner(session) as (desk, hint):
         wallet = session.wallet
-        app = TclkApp(wallet, agents=desk, welcome=hint)
+        app = TclkApp(LocalDoor(wallet), agents=desk, welcome=hint)
         async with app.run_test(size=(100, 30)) as pilot:
             await wait_for(pilot, lambda: any("TCLK_HOME=" in n.message
                                               for n in app._notifications),

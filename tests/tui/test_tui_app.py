@@ -2,6 +2,7 @@ import pytest
 from textual.command import CommandPalette
 from textual.widgets import Button, Input
 
+from tclk_tui.engine.door import LocalDoor
 from tclk_tui.engine.events import DeadlineWarning, Notice, VenueStatus
 from tclk_tui.tui.accept_screen import AcceptScreen
 from tclk_tui.tui.app import TclkApp
@@ -15,7 +16,7 @@ from tests.tui.contract_wallet import make_offer
 
 
 async def test_header_shows_profile_identity_venue_status_and_clock(wallet, clock):
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         header = screen_text(app).splitlines()[0]
@@ -34,7 +35,7 @@ async def test_header_shows_profile_identity_venue_status_and_clock(wallet, cloc
                                              ("gap-detected", "RECORDS MISSED"),
                                              ("offline", "OFFLINE")])
 async def test_venue_status_events_reach_the_header(wallet, clock, state, word):
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(100, 24)) as pilot:
         wallet.events.publish(VenueStatus(state, "retry in 3s"))  # type: ignore[arg-type]
         await wait_for(pilot, lambda: app.query_one(HeaderBar).status.state == state)
@@ -43,7 +44,7 @@ async def test_venue_status_events_reach_the_header(wallet, clock, state, word):
 
 
 async def test_notices_are_notifications_without_markup(wallet, clock):
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         wallet.events.publish(Notice("error", "rejected line [b]x[/b]\x1b[2J"))
         await wait_for(pilot, lambda: app._notifications)
@@ -53,7 +54,7 @@ async def test_notices_are_notifications_without_markup(wallet, clock):
 
 
 async def test_deadline_warning_notifies_once_per_level(wallet, clock):
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         deal_id = "0x" + "d1" * 32
         for _ in range(3):
@@ -65,7 +66,7 @@ async def test_deadline_warning_notifies_once_per_level(wallet, clock):
 
 
 async def test_a_burst_of_events_is_applied_in_one_batch(wallet, clock):
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         before = len(wallet.board.queries)
@@ -80,7 +81,7 @@ async def test_a_burst_of_events_is_applied_in_one_batch(wallet, clock):
 
 
 async def test_number_keys_switch_panes_and_focus(wallet, clock):
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         for key, pane in (("2", "deals"), ("3", "vault"), ("4", "arbitration"),
                           ("1", "board")):
@@ -90,7 +91,7 @@ async def test_number_keys_switch_panes_and_focus(wallet, clock):
 
 
 async def test_pane_keys_do_nothing_under_a_dialog(wallet, clock):
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("question_mark")
         await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
@@ -100,7 +101,7 @@ async def test_pane_keys_do_nothing_under_a_dialog(wallet, clock):
 
 
 async def test_typing_digits_in_a_field_does_not_switch_panes(wallet, clock):
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("slash", "2", "3")
         await pilot.pause()
@@ -109,7 +110,7 @@ async def test_typing_digits_in_a_field_does_not_switch_panes(wallet, clock):
 
 
 async def test_command_palette_runs_app_actions(wallet, clock):
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("ctrl+p")
         await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette))
@@ -120,7 +121,7 @@ async def test_command_palette_runs_app_actions(wallet, clock):
 
 
 async def test_palette_lists_every_action_and_only_valid_deal_actions(wallet, clock):
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         app.action_show_pane("deals")
         await wait_for(pilot, lambda: app.deal_room.view is not None)
@@ -136,7 +137,7 @@ async def test_palette_lists_every_action_and_only_valid_deal_actions(wallet, cl
 
 
 async def test_palette_sort_command_sorts(wallet, clock):
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         command = next(c for c in app.palette_commands() if c.title == "Sort offers by asset")
         command.run()
@@ -144,7 +145,7 @@ async def test_palette_sort_command_sorts(wallet, clock):
 
 
 async def test_help_lists_bindings(wallet, clock):
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("question_mark")
         await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
@@ -157,7 +158,7 @@ async def test_help_lists_bindings(wallet, clock):
 
 
 async def test_calm_no_animation_and_no_blinking(wallet, clock):
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         assert app.animation_level == "none"
@@ -168,7 +169,7 @@ async def test_calm_no_animation_and_no_blinking(wallet, clock):
 
 async def test_no_color_is_respected(monkeypatch, wallet, clock):
     monkeypatch.setenv("NO_COLOR", "1")
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         assert app.no_color
@@ -178,7 +179,7 @@ async def test_no_color_is_respected(monkeypatch, wallet, clock):
 
 @pytest.mark.parametrize("pane", ["board", "deals", "vault", "arbitration"])
 async def test_every_pane_fits_80x24(wallet, clock, pane):
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         app.action_show_pane(pane)
         # Focusing the pane changes the bindings, so the footer recomposes a frame later: read
@@ -195,7 +196,7 @@ async def test_every_pane_fits_80x24(wallet, clock, pane):
 
 async def test_works_without_a_mouse(wallet, clock):
     """Accept an offer and reveal, keys only."""
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("2")
         await wait_for(pilot, lambda: app.deal_room.view is not None)
@@ -206,7 +207,7 @@ async def test_works_without_a_mouse(wallet, clock):
 
 
 async def test_an_engine_failure_is_reported_and_following_continues(wallet, clock):
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         real_deals = wallet.deals
@@ -225,7 +226,7 @@ async def test_an_engine_failure_is_reported_and_following_continues(wallet, clo
 
 
 async def test_the_app_holds_one_subscription_and_drops_it_on_exit(wallet, clock):
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         assert len(wallet.events._queues) == 1
@@ -235,7 +236,7 @@ async def test_the_app_holds_one_subscription_and_drops_it_on_exit(wallet, clock
 
 
 async def test_clicking_a_tab_leaves_the_pane_keys_live(wallet, clock):
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         await pilot.click("#--content-tab-deals")
@@ -248,7 +249,7 @@ async def test_clicking_a_tab_leaves_the_pane_keys_live(wallet, clock):
 
 
 async def test_arrowing_to_a_tab_leaves_the_pane_keys_live(wallet, clock):
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         app.query_one("#panes ContentTabs").focus()
@@ -264,7 +265,7 @@ async def test_arrowing_to_a_tab_leaves_the_pane_keys_live(wallet, clock):
 
 @pytest.mark.parametrize("title", ["Show vault", "Filter offers", "Arbitration: tally"])
 async def test_palette_pane_commands_do_nothing_under_a_dialog(wallet, clock, title):
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         app.board.open_accept(wallet.board.get(make_offer(0).offer_id))
@@ -280,7 +281,7 @@ async def test_palette_pane_commands_do_nothing_under_a_dialog(wallet, clock, ti
 
 
 async def test_palette_opened_over_a_dialog_does_not_switch_panes(wallet, clock):
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("question_mark")
         await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
@@ -295,7 +296,7 @@ async def test_palette_opened_over_a_dialog_does_not_switch_panes(wallet, clock)
 
 
 async def test_help_lists_the_dialog_confirm_key(wallet, clock):
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("question_mark")
         await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
@@ -310,7 +311,7 @@ async def test_the_header_says_polling_in_a_word_at_80_columns_and_v_says_it_all
     a word that fits, and the whole sentence is one key away."""
     detail = ("tclk-offers: the venue had no free waiting slot and answered at once; asking "
               "again every 10 s (updates may arrive that much later; nothing is limited)")
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         wallet.events.publish(VenueStatus("polling", detail))
         await wait_for(pilot, lambda: app.query_one(HeaderBar).status.state == "polling")

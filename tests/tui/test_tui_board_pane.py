@@ -1,5 +1,6 @@
 from dataclasses import replace
 
+from tclk_tui.engine.door import LocalDoor
 from tclk_tui.engine.events import BoardChanged
 from tclk_tui.tui.accept_screen import AcceptScreen
 from tclk_tui.tui.app import TclkApp
@@ -12,7 +13,7 @@ from tests.tui.contract_wallet import make_offer
 
 
 async def test_board_shows_every_open_offer_with_counts(wallet, clock):
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         table = app.query_one(OfferTable)
@@ -24,7 +25,7 @@ async def test_board_shows_every_open_offer_with_counts(wallet, clock):
 
 
 async def test_filter_line_asks_the_engine_and_shows_its_answer(wallet, clock):
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("slash")
         await pilot.press(*"asset:USDC")
@@ -38,7 +39,7 @@ async def test_filter_line_asks_the_engine_and_shows_its_answer(wallet, clock):
 
 
 async def test_sort_keys_cycle_and_reverse(wallet, clock):
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         pane = app.query_one(BoardPane)
         await pilot.press("s")
@@ -53,7 +54,7 @@ async def test_sort_keys_cycle_and_reverse(wallet, clock):
 
 
 async def test_live_update_changes_a_row_in_place_without_requery(wallet, clock):
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         table = app.query_one(OfferTable)
@@ -67,7 +68,7 @@ async def test_live_update_changes_a_row_in_place_without_requery(wallet, clock)
 
 
 async def test_new_offers_trigger_one_requery(wallet, clock):
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         table = app.query_one(OfferTable)
@@ -79,7 +80,7 @@ async def test_new_offers_trigger_one_requery(wallet, clock):
 
 
 async def test_expiry_tick_updates_rows(wallet, clock):
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         table = app.query_one(OfferTable)
@@ -90,7 +91,7 @@ async def test_expiry_tick_updates_rows(wallet, clock):
 
 
 async def test_detail_panel_follows_the_cursor(wallet, clock):
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         detail = app.query_one(OfferDetail)
         table = app.query_one(OfferTable)
@@ -102,7 +103,7 @@ async def test_detail_panel_follows_the_cursor(wallet, clock):
 
 async def test_rejected_reasons_are_one_key_away(wallet, clock):
     wallet.board._rejected["[b]bold\x1b[31m"] = 2
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("exclamation_mark")
         await wait_for(pilot, lambda: isinstance(app.screen, RejectedScreen))
@@ -114,7 +115,7 @@ async def test_rejected_reasons_are_one_key_away(wallet, clock):
 
 
 async def test_accept_flow_opens_the_deal(wallet, clock):
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         table = app.query_one(OfferTable)
         await pilot.press("a")
@@ -131,7 +132,7 @@ async def test_enter_on_my_own_offer_opens_its_deal_not_accept(wallet, clock):
     mine = next(row for row in wallet.board.rows.values() if row.mine)
     wallet.views[mine.offer_id] = __import__("tests.tui.contract_wallet", fromlist=["x"]) \
         .make_deal(mine.offer_id, status="proposed", actions=frozenset({"cancel"}))
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         table = app.query_one(OfferTable)
         table.move_to(mine.offer_id)

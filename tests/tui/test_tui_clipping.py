@@ -7,6 +7,7 @@ import json
 
 from textual.widgets import Static
 
+from tclk_tui.engine.door import LocalDoor
 from tclk_tui.engine.views import RecordView
 from tclk_tui.tui.app import TclkApp
 from tclk_tui.tui.offer_detail import json_pieces, raw_line_text
@@ -38,7 +39,7 @@ def app_with(records: tuple[RecordView, ...] = (), line: str | None = None) -> T
     offer = make_offer(0, line=line) if line is not None else make_offer(0)
     deal = make_deal(DEAL, records=records) if records else make_deal(DEAL)
     wallet = ContractWallet(rows=[offer, make_offer(1)], deals=[deal], clock=clock)
-    return TclkApp(wallet, clock_ms=clock)
+    return TclkApp(LocalDoor(wallet), clock_ms=clock)
 
 
 def rows_with(app: TclkApp, needle: str) -> list[str]:
@@ -111,7 +112,7 @@ async def test_the_accept_dialog_shows_the_raw_line_whole_broken_between_members
     app = app_with(line=LONG_LINE)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
-        app.board.open_accept(app.wallet.board.get(make_offer(0).offer_id))
+        app.board.open_accept(app.door.board.get(make_offer(0).offer_id))
         await wait_for(pilot, lambda: app.screen is not app.default_screen)
         await pilot.pause()
         shown = str(app.screen.query_one("#accept-line", Static).render())

@@ -1,10 +1,11 @@
 """A crash report never prints local variables (a caller may be holding a secret)."""
 
+from tclk_tui.engine.door import LocalDoor
 from tclk_tui.tui.app import TclkApp
 
 
 async def test_a_crash_report_shows_the_error_but_no_locals(wallet):
-    app = TclkApp(wallet)
+    app = TclkApp(LocalDoor(wallet))
     marker = "s3cr3t-l0cal"
 
     def explode() -> None:
@@ -36,9 +37,9 @@ async def test_an_app_that_crashed_ends_with_a_failing_exit_status(wallet, monke
     monkeypatch.setattr(TclkApp, "on_mount", broken)
     monkeypatch.setattr(run, "_theme_memory", lambda _wallet: (None, lambda _name: None))
     try:
-        assert await run._run_app(wallet) == 1
+        assert await run._run_app(LocalDoor(wallet)) == 1
 
         monkeypatch.setattr(TclkApp, "on_mount", lambda self: self.exit())
-        assert await run._run_app(wallet) == 0
+        assert await run._run_app(LocalDoor(wallet)) == 0
     finally:
         gc.unfreeze()  # `_run_app` keeps what it found out of later collections

@@ -4,6 +4,7 @@ from textual import events
 from textual.app import App, ComposeResult
 from textual.widgets import Checkbox, Input
 
+from tclk_tui.engine.door import LocalDoor
 from tclk_tui.tui.accept_screen import AcceptScreen
 from tclk_tui.tui.app import TclkApp
 from tclk_tui.tui.deadline_strip import DeadlineStrip, safe_text
@@ -109,7 +110,7 @@ async def test_only_the_valid_actions_are_bindings():
 
 
 async def test_footer_lists_only_the_actions_valid_now(wallet, clock):
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         app.action_show_pane("deals")
         await wait_for(pilot, lambda: app.deal_room.view is not None)
@@ -130,7 +131,7 @@ async def test_empty_deal_room_explains_itself():
 
 
 async def test_reveal_needs_the_typed_code_then_calls_confirm(wallet, clock):
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         app.action_show_pane("deals")
         await wait_for(pilot, lambda: app.deal_room.view is not None)
@@ -153,7 +154,7 @@ async def test_reveal_needs_the_typed_code_then_calls_confirm(wallet, clock):
 
 
 async def test_refusal_is_shown_and_the_modal_stays(wallet, clock):
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         app.action_show_pane("deals")
         await wait_for(pilot, lambda: app.deal_room.view is not None)
@@ -171,7 +172,7 @@ async def test_refusal_is_shown_and_the_modal_stays(wallet, clock):
 
 
 async def test_late_reveal_needs_the_acknowledgement(wallet, clock):
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         app.action_show_pane("deals")
         await wait_for(pilot, lambda: app.deal_room.view is not None)
@@ -194,7 +195,7 @@ async def test_lock_passes_the_deal_rail(wallet, clock):
     wallet.views = {"0x" + "d2" * 32: make_deal("0x" + "d2" * 32, status="accepted",
                                                  role="payer",
                                                  actions=frozenset({"lock", "cancel"}))}
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         app.action_show_pane("deals")
         await wait_for(pilot, lambda: app.deal_room.view is not None)
@@ -208,7 +209,7 @@ async def test_lock_passes_the_deal_rail(wallet, clock):
 
 
 async def test_heartbeat_sends_the_note(wallet, clock):
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         app.action_show_pane("deals")
         await wait_for(pilot, lambda: app.deal_room.view is not None)
@@ -223,7 +224,7 @@ async def test_receipt_goes_through_a_dialog_that_names_it(wallet, clock):
     deal_id = "0x" + "d3" * 32
     wallet.views = {deal_id: make_deal(deal_id, status="claimed",
                                        actions=frozenset({"receipt"}))}
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         app.action_show_pane("deals")
         await wait_for(pilot, lambda: app.deal_room.view is not None)
@@ -242,7 +243,7 @@ async def test_typing_with_focus_on_no_input_posts_nothing(wallet, clock):
     deal_id = "0x" + "d3" * 32
     wallet.views = {deal_id: make_deal(deal_id, status="claimed",
                                        actions=frozenset({"receipt"}))}
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         app.action_show_pane("deals")
         await wait_for(pilot, lambda: app.deal_room.view is not None)
@@ -259,7 +260,7 @@ async def test_a_deal_key_not_valid_now_says_why_in_the_engines_words(wallet, cl
     deal_id = "0x" + "d4" * 32
     wallet.views = {deal_id: make_deal(deal_id, status="accepted",
                                        actions=frozenset({"cancel", "heartbeat"}))}
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         app.action_show_pane("deals")
         await wait_for(pilot, lambda: app.deal_room.view is not None)
@@ -277,7 +278,7 @@ async def test_a_deal_key_not_valid_now_says_why_in_the_engines_words(wallet, cl
 
 
 async def test_focus_returns_where_it_was_after_a_dialog(wallet, clock):
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         app.action_show_pane("deals")
         await wait_for(pilot, lambda: app.deal_room.view is not None
@@ -290,7 +291,7 @@ async def test_focus_returns_where_it_was_after_a_dialog(wallet, clock):
 
 
 async def test_no_second_dialog_opens_on_the_first_even_from_the_palette(wallet, clock):
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("a")
         await wait_for(pilot, lambda: isinstance(app.screen, AcceptScreen))
@@ -304,7 +305,7 @@ async def test_no_second_dialog_opens_on_the_first_even_from_the_palette(wallet,
 
 
 async def test_the_app_gate_follows_the_engine_and_confirms_its_newest_answer(wallet, clock):
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         app.action_show_pane("deals")
         await wait_for(pilot, lambda: app.deal_room.view is not None)

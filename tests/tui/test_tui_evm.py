@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+from tclk_tui.engine.door import LocalDoor
 from tclk_tui.engine.evm import save_evm_settings
 from tclk_tui.engine.wallet import wall_clock_ms
 from tclk_tui.tui.app import TclkApp
@@ -38,7 +39,7 @@ async def test_an_evm_deal_in_the_app_reads_as_ether_and_follows_the_chain(
         await bob.sync()
         for offer_id in (small, large):
             await bob.accept_offer(offer_id)
-        app = TclkApp(alice)
+        app = TclkApp(LocalDoor(alice))
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot, lambda: all(alice.deal(d).state.status == "accepted"
                                             for d in (small, large)), "both accepts")

@@ -9,6 +9,7 @@ import socket
 import time
 from pathlib import Path
 
+from tclk_tui.engine.door import LocalDoor
 from tclk_tui.engine.events import VenueStatus
 from tclk_tui.tui.app import TclkApp
 from tclk_tui.tui.arb_split import SHARES_WARNING
@@ -43,7 +44,7 @@ async def test_an_unreachable_venue_is_said_on_the_board_with_its_url(tmp_path: 
         wallet = await open_wallet(url, tmp_path, "alice", clock=lambda: now, follow=True)
         try:
             assert wallet.venue_status.unreachable  # the engine's word, not the app's guess
-            app = TclkApp(wallet)
+            app = TclkApp(LocalDoor(wallet))
             async with app.run_test(size=SIZE) as pilot:
                 await settle(pilot, lambda: "cannot reach" in screen_text(app), "the board")
                 text = screen_text(app)
@@ -57,7 +58,7 @@ async def test_an_unreachable_venue_is_said_on_the_board_with_its_url(tmp_path: 
 async def test_the_board_says_no_offers_match_again_once_the_venue_answers(wallet, clock):
     wallet.venue_status = VenueStatus("offline", "connection refused")
     wallet.board.rows.clear()
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: "cannot reach the venue at" in screen_text(app))
         app.events.show_venue_status(VenueStatus("following"))
@@ -67,7 +68,7 @@ async def test_the_board_says_no_offers_match_again_once_the_venue_answers(walle
 
 
 async def test_a_first_run_says_where_the_secrets_are_and_asks_for_a_backup(wallet, clock):
-    app = TclkApp(wallet, clock_ms=clock, first_run=True)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock, first_run=True)
     async with app.run_test(size=SIZE) as pilot:
         where = wallet.vault_status().backend
         await wait_for(pilot, lambda: any("New profile" in n for n in _notices(app)))
@@ -82,7 +83,7 @@ async def test_a_first_run_says_where_the_secrets_are_and_asks_for_a_backup(wall
 
 
 async def test_a_later_run_says_nothing_of_the_kind(wallet, clock):
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert not any("New profile" in n for n in _notices(app))
@@ -96,7 +97,7 @@ async def test_the_vault_header_names_its_backend_once(tmp_path: Path):
         try:
             assert wallet.first_run  # this opening made the seed
             where = wallet.vault.describe()
-            app = TclkApp(wallet)
+            app = TclkApp(LocalDoor(wallet))
             async with app.run_test(size=(200, 30)) as pilot:
                 await pilot.press("3")
                 await wait_for(pilot, lambda: app.query_one(VaultPane).secrets)
@@ -113,7 +114,7 @@ async def test_the_vault_header_names_its_backend_once(tmp_path: Path):
 
 
 async def test_a_seed_backup_does_not_claim_it_cannot_be_shown_again(wallet, clock):
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("3", "b")
         await wait_for(pilot, lambda: isinstance(app.screen, GateScreen))

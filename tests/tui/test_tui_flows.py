@@ -13,6 +13,7 @@ from typing import Any
 from textual.pilot import Pilot
 from textual.widgets import Button, Input
 
+from tclk_tui.engine.door import LocalDoor
 from tclk_tui.tui.accept_screen import AcceptScreen
 from tclk_tui.tui.app import TclkApp
 from tclk_tui.tui.arb_verify import VerifyForm
@@ -60,7 +61,7 @@ def agent_hash_offer(app: TclkApp) -> Any:
 
 async def test_board_accept_and_reveal_through_the_app(demo):
     wallet = demo.wallet
-    app = TclkApp(wallet)
+    app = TclkApp(LocalDoor(wallet))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, lambda: agent_hash_offer(app) is not None, "the agent's offers")
         target = agent_hash_offer(app)
@@ -93,7 +94,7 @@ async def test_board_accept_and_reveal_through_the_app(demo):
 
 async def test_offer_form_validates_with_the_engine_and_posts(demo):
     wallet = demo.wallet
-    app = TclkApp(wallet)
+    app = TclkApp(LocalDoor(wallet))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("n")
         await settle(pilot, lambda: dialog_open(app, OfferFormScreen), "offer form")
@@ -112,7 +113,7 @@ async def test_offer_form_validates_with_the_engine_and_posts(demo):
 
 
 async def test_header_follows_the_venue(demo):
-    app = TclkApp(demo.wallet)
+    app = TclkApp(LocalDoor(demo.wallet))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, lambda: app.query_one(HeaderBar).status.state == "following",
                      "following")
@@ -121,7 +122,7 @@ async def test_header_follows_the_venue(demo):
 
 
 async def test_vault_backup_is_shown_once(demo):
-    app = TclkApp(demo.wallet)
+    app = TclkApp(LocalDoor(demo.wallet))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("3")
         await settle(pilot, lambda: app.query_one(VaultPane).status is not None, "vault")
@@ -136,7 +137,7 @@ async def test_vault_backup_is_shown_once(demo):
 
 
 async def test_vote_commit_and_verify_through_the_desk(demo):
-    app = TclkApp(demo.wallet)
+    app = TclkApp(LocalDoor(demo.wallet))
     async with app.run_test(size=SIZE) as pilot:
         app.action_show_pane("arbitration")
         pane = app.query_one(ArbitrationPane)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from textual.widgets import Button
 
+from tclk_tui.engine.door import LocalDoor
 from tclk_tui.protocol.naming import deal_room
 from tclk_tui.rehearsal.runner import start_venue
 from tclk_tui.tui.app import TclkApp
@@ -19,7 +20,7 @@ from tests.tui.test_tui_flows import SIZE, fill_offer_form, settle
 
 async def test_a_full_deal_as_payer_against_the_demo_agent(demo):
     wallet = demo.wallet
-    app = TclkApp(wallet)
+    app = TclkApp(LocalDoor(wallet))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("n")
         await settle(pilot, lambda: dialog_open(app, OfferFormScreen), "offer form")
@@ -60,7 +61,7 @@ async def test_an_early_reveal_is_refused_and_the_app_says_why(tmp_path: Path):
             await post_as(alice, deal_room(contract), {
                 "type": "lock", "from": alice.did, "contract": contract, "rail": "paper",
                 "ref": contract})
-            app = TclkApp(bob)
+            app = TclkApp(LocalDoor(bob))
             async with app.run_test(size=SIZE) as pilot:
                 await settle(pilot, lambda: bob.deal(offer_id).state.status == "locked",
                              "the lock frame")

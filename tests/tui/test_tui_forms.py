@@ -4,6 +4,7 @@ import pytest
 from textual.app import App
 from textual.widgets import Button, Checkbox, Input, Select
 
+from tclk_tui.engine.door import LocalDoor
 from tclk_tui.tui.accept_screen import AcceptScreen
 from tclk_tui.tui.app import TclkApp
 from tclk_tui.tui.offer_form import OfferFormScreen
@@ -171,7 +172,7 @@ async def test_secret_input_refuses_copy():
 
 
 async def test_new_offer_from_the_board_opens_the_deal(wallet, clock):
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("n")
         await wait_for(pilot, lambda: dialog_open(app, OfferFormScreen), what="the offer form")
@@ -243,7 +244,7 @@ async def test_accept_screen_disables_accept_when_the_offer_goes(change):
 
 
 async def test_the_app_passes_its_clock_and_the_board_to_the_accept_screen(wallet, clock):
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         row = wallet.board.get(make_offer(0).offer_id)

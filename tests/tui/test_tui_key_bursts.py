@@ -20,6 +20,7 @@ import pytest
 from textual import events
 from textual.pilot import Pilot
 
+from tclk_tui.engine.door import LocalDoor
 from tclk_tui.engine.gates import GateRequest
 from tclk_tui.tui.app import TclkApp
 from tclk_tui.tui.approvals_pane import ApprovalsPane
@@ -121,7 +122,7 @@ def fuzz_app() -> TclkApp:
                   actions=frozenset({"lock", "cancel", "heartbeat"})),
         make_deal(DONE_DEAL, status="claimed", actions=frozenset({"receipt"})),
     ], rejected={"bad signature": 3}, referee=True)
-    app = TclkApp(wallet, clock_ms=clock, agents=AgentsDouble(wallet))
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock, agents=AgentsDouble(wallet))
 
     async def stay() -> None:
         """The palette's Quit, reached by a burst, is the operator's choice: not a crash."""
@@ -175,12 +176,12 @@ PLACES: dict[str, Open] = {
     "blocked gate": _gate(gate_request(blockers=("the lock is not verified",))),
     "heartbeat": _deal_action("heartbeat", PAYER_DEAL),
     "receipt": _deal_action("receipt", DONE_DEAL),
-    "accept": lambda app: app.board.open_accept(app.wallet.board.get(make_offer(0).offer_id)),
+    "accept": lambda app: app.board.open_accept(app.door.board.get(make_offer(0).offer_id)),
     "new offer": lambda app: app.action_new_offer(),
     "rejected lines": lambda app: app.action_rejected(),
     "whole record": lambda app: app.open_dialog(RecordScreen(make_deal().records[0])),
     "seed backup": lambda app: app.action_backup_seed(),
-    "secret reveal": lambda app: app.vault.reveal_secret(app.wallet.held_secrets()[0]),
+    "secret reveal": lambda app: app.vault.reveal_secret(app.door.held_secrets()[0]),
     "seed restore": lambda app: app.action_restore_seed(),
     "help": lambda app: app.action_help(),
     "command palette": lambda app: app.action_command_palette(),

@@ -6,6 +6,7 @@ from pathlib import Path
 import platformdirs
 from textual.widgets import Tabs
 
+from tclk_tui.engine.door import LocalDoor
 from tclk_tui.tui.app import TclkApp
 from tclk_tui.tui.deal_room import summary_text
 from tclk_tui.tui.deliberate import DeliberateKeys
@@ -124,7 +125,7 @@ def test_file_forms_and_a_file_that_is_not_toml(tmp_path: Path):
 async def test_a_moved_key_works_shows_in_help_and_on_the_tab(wallet, clock, tmp_path: Path):
     keymap = tmp_path / "keymap.toml"
     keymap.write_text('"board.new_offer" = "o"\n"pane.deals" = "f2"\n')
-    app = TclkApp(wallet, clock_ms=clock, keymap_file=keymap)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock, keymap_file=keymap)
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
         assert "f2 Deals" in screen_text(app)
@@ -154,7 +155,7 @@ async def test_a_moved_key_works_shows_in_help_and_on_the_tab(wallet, clock, tmp
 
 
 async def test_help_shows_the_keys_bound_by_default(wallet, clock):
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("question_mark")
         await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), what="help")
@@ -174,7 +175,7 @@ async def test_a_bad_keymap_is_told_at_start_and_never_fatal(wallet, clock, tmp_
     keymap = tmp_path / "keymap.toml"
     keymap.write_text('"board.new_offer" = "o"\n"gate.confirm" = "enter"\n"nope" = "z"\n'
                       '"board.sort" = "a"\n')
-    app = TclkApp(wallet, clock_ms=clock, keymap_file=keymap)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock, keymap_file=keymap)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: sum("keymap" in n for n in _notices(app)) == 3,
                        what="three keymap notices")
@@ -186,7 +187,7 @@ async def test_a_bad_keymap_is_told_at_start_and_never_fatal(wallet, clock, tmp_
         await wait_for(pilot, lambda: isinstance(app.screen, OfferFormScreen), what="form")
     broken = tmp_path / "broken.toml"
     broken.write_text("[[[")
-    app = TclkApp(wallet, clock_ms=clock, keymap_file=broken)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock, keymap_file=broken)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: any("not valid TOML" in n for n in _notices(app)),
                        what="syntax notice")
@@ -201,7 +202,7 @@ async def test_a_gate_still_confirms_only_on_its_own_key(wallet, clock, tmp_path
     keymap.write_text('"gate.confirm" = "r"\n"deal.reveal" = "R"\n')
     deal_id = "0x" + "d1" * 32
     wallet.views = {deal_id: make_deal(deal_id)}
-    app = TclkApp(wallet, clock_ms=clock, keymap_file=keymap)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock, keymap_file=keymap)
     async with app.run_test(size=(80, 24)) as pilot:
         app.action_show_pane("deals")
         await wait_for(pilot, lambda: app.deal_room.view is not None, what="deal")
@@ -219,7 +220,7 @@ async def test_a_gate_still_confirms_only_on_its_own_key(wallet, clock, tmp_path
 
 
 async def test_tab_strip_focus_and_pane_table_agree(wallet, clock):
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         text = screen_text(app)
@@ -237,7 +238,7 @@ async def test_hints_on_screen_name_the_moved_keys(clock, tmp_path: Path):
     keymap = tmp_path / "keymap.toml"
     keymap.write_text('"vault.backup" = "B"\n"board.new_offer" = "o"\n')
     wallet = ContractWallet(rows=[make_offer(1)], deals=[], clock=clock)
-    app = TclkApp(wallet, clock_ms=clock, keymap_file=keymap)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock, keymap_file=keymap)
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("3")
         await wait_for(pilot, lambda: "B backs up the master seed" in screen_text(app),
@@ -254,7 +255,7 @@ async def test_swapped_deal_keys_act_and_explain_on_their_new_keys(wallet, clock
     keymap.write_text('[deal]\nlock = "r"\nreveal = "l"\n')
     deal_id = "0x" + "d1" * 32
     wallet.views = {deal_id: make_deal(deal_id)}  # reveal valid now, lock not
-    app = TclkApp(wallet, clock_ms=clock, keymap_file=keymap)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock, keymap_file=keymap)
     async with app.run_test(size=(80, 24)) as pilot:
         app.action_show_pane("deals")
         await wait_for(pilot, lambda: app.deal_room.view is not None, what="deal")

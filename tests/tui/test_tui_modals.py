@@ -7,6 +7,7 @@ from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import Footer
 
+from tclk_tui.engine.door import LocalDoor
 from tclk_tui.tui.accept_screen import AcceptScreen
 from tclk_tui.tui.app import TclkApp
 from tclk_tui.tui.deny_screen import DenyScreen
@@ -102,7 +103,7 @@ MAIN_KEYS = ("New offer", "Filter", "Reverse", "Heartbeat", "Reveal", "Back up s
 @pytest.mark.parametrize("name", sorted(DIALOGS))
 async def test_each_dialog_shows_its_own_keys_and_fits_80x24(wallet, clock, name):
     open_it, kind, keys, button = DIALOGS[name]
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         await open_it(app, pilot)

@@ -3,6 +3,7 @@
 from textual.command import CommandList, CommandPalette
 from textual.fuzzy import Matcher
 
+from tclk_tui.engine.door import LocalDoor
 from tclk_tui.tui.app import TclkApp
 from tclk_tui.tui.commands import PaletteCommand, rank
 from tclk_tui.tui.gate_screen import GateScreen
@@ -48,7 +49,7 @@ async def test_typing_lock_in_the_palette_runs_the_deals_lock(wallet, clock):
     deal_id = "0x" + "d1" * 32
     wallet.views = {deal_id: make_deal(deal_id, status="accepted",
                                        actions=frozenset({"lock", "cancel"}))}
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         app.action_show_pane("deals")
         await wait_for(pilot, lambda: app.deal_room.view is not None, what="deal")

@@ -16,6 +16,7 @@ from rich.color import ColorSystem
 from rich.style import Style
 from textual.widget import Widget
 
+from tclk_tui.engine.door import LocalDoor
 from tclk_tui.tui.app import TclkApp
 from tclk_tui.tui.calm_button import NOT_YET
 from tclk_tui.tui.gate_screen import GateScreen
@@ -36,7 +37,7 @@ def plain_app(theme: str = "tclk-dark") -> TclkApp:
     wallet = ContractWallet(rows=[make_offer(index) for index in range(12)], clock=clock,
                             deals=[replace(deal, records=(*deal.records, refused))],
                             referee=True)
-    return TclkApp(wallet, clock_ms=clock, theme=theme)
+    return TclkApp(LocalDoor(wallet), clock_ms=clock, theme=theme)
 
 
 def sixteen(style: Style) -> Look:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from textual.widgets import Input, Select
 
+from tclk_tui.engine.door import LocalDoor
 from tclk_tui.engine.gates import GateFact
 from tclk_tui.tui.accept_screen import ENGINE_CHOICE, rail_options
 from tclk_tui.tui.app import TclkApp
@@ -26,7 +27,7 @@ def app_for(rows=None, deals=None, rejected=None) -> TclkApp:
     wallet = ContractWallet(rows=rows if rows is not None else [make_offer(0), make_offer(1)],
                             deals=deals if deals is not None else [make_deal()], clock=clock,
                             rejected=rejected)
-    return TclkApp(wallet, clock_ms=clock)
+    return TclkApp(LocalDoor(wallet), clock_ms=clock)
 
 
 async def show(app: TclkApp, pilot, pane: str) -> str:
@@ -98,7 +99,7 @@ async def test_the_accept_dialog_says_paper_settles_nothing():
     app = app_for(rows=[row])
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
-        app.board.open_accept(app.wallet.board.get(row.offer_id))
+        app.board.open_accept(app.door.board.get(row.offer_id))
         await wait_for(pilot, lambda: app.screen is not app.default_screen)
         await pilot.pause()
         assert app.screen.query_one("#accept-rail", Select).value == ENGINE_CHOICE

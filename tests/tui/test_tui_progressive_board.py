@@ -9,6 +9,7 @@ from collections import Counter
 
 from textual.widgets import Static
 
+from tclk_tui.engine.door import LocalDoor
 from tclk_tui.engine.views import BoardQuery, OfferRow
 from tclk_tui.engine.wallet import Wallet
 from tclk_tui.technocore.records import ExportChecks
@@ -48,7 +49,7 @@ async def test_the_board_fills_while_it_is_checked_and_shows_only_verified_offer
                                vault=file_vault(tmp_path, "carol"), follow=True,
                                background=True)
     try:
-        app = TclkApp(wallet)
+        app = TclkApp(LocalDoor(wallet))
         async with app.run_test(size=(120, 40)) as pilot:
             table = app.query_one(OfferTable)
             status = app.board_pane.query_one("#board-status", Static)

@@ -16,6 +16,7 @@ from rich.color import ColorSystem
 from textual.errors import NoWidget
 from textual.widgets import Checkbox
 
+from tclk_tui.engine.door import LocalDoor
 from tclk_tui.tui.app import TclkApp
 from tclk_tui.tui.record_screen import RecordScreen
 from tclk_tui.tui.themes import load_themes
@@ -74,13 +75,13 @@ def fixed_app(theme: str) -> TclkApp:
                                              actions=frozenset({"lock", "cancel"}))],
                             rejected={"bad signature": 3, "not a tclk/1 frame": 12},
                             referee=True)
-    return TclkApp(wallet, clock_ms=clock, theme=theme)
+    return TclkApp(LocalDoor(wallet), clock_ms=clock, theme=theme)
 
 
 def _dialogs(app: TclkApp) -> dict[str, Callable[[], object]]:
     return {
         "offer form": app.action_new_offer,
-        "accept": lambda: app.board.open_accept(app.wallet.board.get(make_offer(0).offer_id)),
+        "accept": lambda: app.board.open_accept(app.door.board.get(make_offer(0).offer_id)),
         "reveal gate": lambda: app.deals.run_deal_action("reveal", DEAL),
         "seed backup gate": app.action_backup_seed,
         "seed restore": app.action_restore_seed,

@@ -10,6 +10,7 @@ import pytest
 from textual.app import App, ComposeResult
 from textual.widgets import DataTable, Static
 
+from tclk_tui.engine.door import LocalDoor
 from tclk_tui.rails.memory import MemoryRail
 from tclk_tui.tui.arb_cases import CasesForm
 from tclk_tui.tui.arb_committee import CommitteeForm
@@ -214,7 +215,7 @@ async def test_the_cases_keys_are_in_the_footer_and_the_help_one_key_away():
 
     clock = Clock()
     wallet = ContractWallet(clock=clock, referee=True)
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("4")
         await wait_for(pilot, lambda: app.focused is not None

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import tclk_tui.tui.app as app_module
+from tclk_tui.engine.door import LocalDoor
 from tclk_tui.tui.app import TclkApp
 from tests.tui.conftest import wait_for
 from tests.tui.contract_wallet import Clock, ContractWallet, make_deal, make_offer
@@ -28,7 +29,7 @@ def fixed_app(theme: str) -> TclkApp:
                                    make_deal("0x" + "e2" * 32, status="accepted", role="payer",
                                              actions=frozenset({"lock", "cancel"}))],
                             rejected={"bad signature": 3, "not a tclk/1 frame": 12})
-    return TclkApp(wallet, clock_ms=clock, theme=theme)
+    return TclkApp(LocalDoor(wallet), clock_ms=clock, theme=theme)
 
 
 async def settle_on(pilot, pane: str) -> None:

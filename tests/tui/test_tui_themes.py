@@ -2,6 +2,7 @@ from pathlib import Path
 
 import pytest
 
+from tclk_tui.engine.door import LocalDoor
 from tclk_tui.tui.app import TclkApp
 from tclk_tui.tui.themes import (
     ThemeFileError,
@@ -102,7 +103,7 @@ def test_load_theme_file(tmp_path: Path):
 
 async def test_app_uses_default_theme_and_switches_at_runtime(wallet, clock):
     remembered: list[str] = []
-    app = TclkApp(wallet, clock_ms=clock, on_theme_change=remembered.append)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock, on_theme_change=remembered.append)
     async with app.run_test(size=(80, 24)) as pilot:
         assert app.theme == "tclk-dark"
         await pilot.press("ctrl+t")
@@ -114,13 +115,13 @@ async def test_app_uses_default_theme_and_switches_at_runtime(wallet, clock):
 
 
 async def test_app_starts_with_the_remembered_theme(wallet, clock):
-    app = TclkApp(wallet, clock_ms=clock, theme="tclk-high-contrast")
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock, theme="tclk-high-contrast")
     async with app.run_test(size=(80, 24)):
         assert app.theme == "tclk-high-contrast"
 
 
 async def test_unknown_theme_falls_back_with_a_notice(wallet, clock):
-    app = TclkApp(wallet, clock_ms=clock, theme="no-such-theme")
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock, theme="no-such-theme")
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         assert app.theme == "tclk-dark"
@@ -131,7 +132,7 @@ async def test_theme_callback_failure_is_reported_not_fatal(wallet, clock):
     def broken(_name: str) -> None:
         raise OSError("disk full")
 
-    app = TclkApp(wallet, clock_ms=clock, on_theme_change=broken)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock, on_theme_change=broken)
     async with app.run_test(size=(80, 24)) as pilot:
         app.action_set_theme("tclk-light")
         await wait_for(pilot, lambda: any("remember the theme" in n.message
@@ -143,7 +144,7 @@ async def test_a_user_theme_is_offered_and_a_bad_one_reported_by_path(wallet, cl
                                                                        tmp_path: Path):
     (tmp_path / "mine.toml").write_text('name = "mine"\nprimary = "#123456"\n')
     (tmp_path / "bad.toml").write_text("name = [")
-    app = TclkApp(wallet, clock_ms=clock, user_themes_dir=tmp_path)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock, user_themes_dir=tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: any(str(tmp_path / "bad.toml") in n.message
                                           for n in app._notifications), what="notice")
@@ -156,7 +157,7 @@ async def test_a_user_theme_is_offered_and_a_bad_one_reported_by_path(wallet, cl
 
 
 async def test_switching_theme_says_which_theme_is_on(wallet, clock):
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         assert not any(n.message.startswith("Theme:") for n in app._notifications)

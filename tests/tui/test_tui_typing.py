@@ -9,6 +9,7 @@ from __future__ import annotations
 from textual import events
 from textual.widgets import Input
 
+from tclk_tui.engine.door import LocalDoor
 from tclk_tui.tui.app import TclkApp
 from tclk_tui.tui.offer_form import OfferFormScreen
 from tests.tui.conftest import dialog_open, wait_for
@@ -25,7 +26,7 @@ def keys_of(text: str) -> list[str]:
 
 
 async def test_a_burst_with_tab_fills_asset_then_rails(wallet, clock):
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("n")
         await wait_for(pilot, lambda: dialog_open(app, OfferFormScreen), what="the offer form")
@@ -52,7 +53,7 @@ async def test_typing_may_at_the_board_opens_the_accept_dialog_but_never_accepts
     from tclk_tui.tui.deliberate import DeliberateKeys
 
     monkeypatch.setattr(DeliberateKeys, "REACTION_S", 60.0)  # nobody reads it that fast
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         burst(app, keys_of("may"))
         await wait_for(pilot, lambda: isinstance(app.screen, AcceptScreen))
@@ -66,7 +67,7 @@ async def test_typing_may_at_the_board_opens_the_accept_dialog_but_never_accepts
 async def test_a_confirm_key_typed_before_the_dialog_opened_is_dropped(wallet, clock):
     from tclk_tui.tui.accept_screen import AcceptScreen
 
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         burst(app, keys_of("ay"))
         await wait_for(pilot, lambda: isinstance(app.screen, AcceptScreen))
@@ -81,7 +82,7 @@ async def test_a_pane_key_and_that_panes_own_key_in_one_burst(wallet, clock):
     """Typing "3b" at once opens the seed backup: the pane takes focus before the next key."""
     from tclk_tui.tui.gate_screen import GateScreen
 
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         assert app.focused is not None and app.focused.id == "offer-table"
@@ -95,7 +96,7 @@ async def test_typing_an_offer_ahead_of_its_form_fills_the_form(wallet, clock):
     board's filter takes none of it. Three times running."""
     from tclk_tui.tui.offer_form import OfferFormScreen
 
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         for _ in range(3):
             await pilot.pause()
@@ -120,7 +121,7 @@ async def test_the_post_key_typed_ahead_with_the_offer_does_not_post_it(wallet, 
     from tclk_tui.tui.offer_form import OfferFormScreen
 
     monkeypatch.setattr(DeliberateKeys, "REACTION_S", 60.0)
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         burst(app, ["n", *keys_of("1000"), "tab", *keys_of("FLOP"), "tab",
@@ -139,7 +140,7 @@ async def test_keys_typed_ahead_never_reach_a_confirmation(wallet, clock, monkey
     from tclk_tui.tui.gate_screen import GateScreen
 
     monkeypatch.setattr(DeliberateKeys, "REACTION_S", 60.0)
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("2")
         await wait_for(pilot, lambda: app.deal_room.view is not None)

@@ -4,6 +4,7 @@ from dataclasses import replace
 
 from textual.app import App
 
+from tclk_tui.engine.door import LocalDoor
 from tclk_tui.engine.events import Notice, VenueStatus
 from tclk_tui.engine.gates import GateFact
 from tclk_tui.engine.views import HeldSecret, RecordView, TimelineEntry, VaultStatus
@@ -72,7 +73,7 @@ def assert_inert(app: App, *, whole: bool = True) -> None:
 
 async def test_hostile_text_through_every_pane_and_modal():
     wallet = hostile_wallet()
-    app = TclkApp(wallet, clock_ms=wallet.clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=wallet.clock)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert_inert(app)  # header, board table, detail panel
@@ -137,7 +138,7 @@ async def test_hostile_desk_errors_are_inert():
         raise EngineError(HOSTILE)
 
     wallet.arbitration.split = refuse  # type: ignore[method-assign]
-    app = TclkApp(wallet, clock_ms=wallet.clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=wallet.clock)
     async with app.run_test(size=SIZE) as pilot:
         app.action_show_pane("arbitration")
         await pilot.pause()

@@ -1,5 +1,6 @@
 from textual.widgets import Button, DataTable
 
+from tclk_tui.engine.door import LocalDoor
 from tclk_tui.engine.views import VaultStatus
 from tclk_tui.tui.app import TclkApp
 from tclk_tui.tui.restore_screen import RestoreScreen
@@ -20,7 +21,7 @@ async def open_vault(app, pilot):
 
 
 async def test_vault_pane_shows_backend_health_and_names_only(wallet, clock):
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         await open_vault(app, pilot)
         text = screen_text(app)
@@ -31,7 +32,7 @@ async def test_vault_pane_shows_backend_health_and_names_only(wallet, clock):
 
 async def test_unhealthy_vault_is_loud(wallet, clock):
     wallet.vault_status = lambda: VaultStatus("keyring", False, "collection is locked")
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         await open_vault(app, pilot)
         assert app.query_one(VaultPane).has_class("-unhealthy")
@@ -40,7 +41,7 @@ async def test_unhealthy_vault_is_loud(wallet, clock):
 
 
 async def test_seed_backup_is_shown_once_behind_a_confirm(wallet, clock):
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         await open_vault(app, pilot)
         await pilot.press("b")
@@ -68,7 +69,7 @@ async def test_seed_backup_is_shown_once_behind_a_confirm(wallet, clock):
 
 
 async def test_secret_reveal_needs_the_typed_code(wallet, clock):
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         await open_vault(app, pilot)
         app.query_one("#vault-secrets", DataTable).focus()
@@ -83,7 +84,7 @@ async def test_secret_reveal_needs_the_typed_code(wallet, clock):
 
 
 async def test_revealing_the_master_entry_goes_through_the_seed_backup(wallet, clock):
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         await open_vault(app, pilot)
         table = app.query_one("#vault-secrets", DataTable)
@@ -94,7 +95,7 @@ async def test_revealing_the_master_entry_goes_through_the_seed_backup(wallet, c
 
 
 async def test_restore_flow_refreshes_the_vault(wallet, clock):
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         await open_vault(app, pilot)
         await pilot.press("t")
@@ -111,14 +112,14 @@ async def test_restore_flow_refreshes_the_vault(wallet, clock):
 
 
 async def test_clipboard_still_works_for_ordinary_text(wallet, clock):
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)):
         app.copy_to_clipboard("0xoffer-id")
         assert app.clipboard == "0xoffer-id"
 
 
 async def test_seed_backup_wraps_between_groups_at_80x24(wallet, clock):
-    app = TclkApp(wallet, clock_ms=clock)
+    app = TclkApp(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         await open_vault(app, pilot)
         await pilot.press("b")

@@ -4,6 +4,7 @@ them and this wallet's share of its address."""
 
 from __future__ import annotations
 
+from tclk_tui.engine.door import LocalDoor
 from tclk_tui.rehearsal.server import VenueConfig
 from tclk_tui.tui.app import TclkApp
 from tests.engine.helpers import open_wallet
@@ -18,7 +19,7 @@ async def test_v_shows_the_budgets_the_venue_published_as_this_wallet_shares_the
     wallet = await open_wallet(running.url, tmp_path, "alice", clock=lambda: 1_800_000_000_000,
                                follow=True)
     try:
-        app = TclkApp(wallet)
+        app = TclkApp(LocalDoor(wallet))
         async with app.run_test(size=(100, 30)) as pilot:
             await settle(pilot, lambda: wallet.reads.following("tclk-offers"), "following")
             await pilot.press("v")

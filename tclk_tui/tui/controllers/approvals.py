@@ -2,7 +2,7 @@
 
 It owns the agents' desk calls (`pending`, `refresh`, `approve`, `deny`) and the gate an
 approval goes through: approving states the same facts as the operator's own action would
-(`deal.request_lock`, or the deal room's `deal_request`), behind the same `GateScreen`. While
+(the registry's request for the agent's call, `door.state`), behind the same `GateScreen`. While
 anything is pending, every tick lapses what the engine no longer states as the agent saw it.
 """
 
@@ -51,11 +51,13 @@ class ApprovalsController(Controller):
             self.refresh_approvals()
             return
         try:
-            deal = self.wallet.deal(row.deal_id)
-            ask = (partial(deal.request_lock, row.params.get("rail")) if row.tool == "lock"
-                   else self.app.deals.deal_request(deal, row.tool))
-            if ask is None:
+            # The agent's own call, as the registry states it: a lock on the rail it asked.
+            params = ({"deal": row.deal_id, "rail": row.params.get("rail")}
+                      if row.tool == "lock" else self.app.deals.gate_params(row.tool,
+                                                                            row.deal_id))
+            if params is None:
                 return
+            ask = partial(self.door.state, row.tool, params)
             request = ask()
         except Exception as exc:
             self.report("approve", exc)

@@ -1,7 +1,10 @@
-"""What every controller shares: the app it serves, and the wallet behind it.
+"""What every controller shares: the app it serves, and the door to the engine behind it.
 
 A controller is a plain object, not a widget: it holds one pane's logic (which engine call an
-operator's action becomes, and how the answer reaches the screen). The app stays the
+operator's action becomes, and how the answer reaches the screen). Every action is a registry
+command through the app's door (`engine.door.Door`: `run`, and `state` for a gated command's
+request); everything else a controller reads is one of the door's read-only views. The app
+stays the
 composition root: it builds the widgets and the controllers, routes Textual's messages, keys
 and timers to them, and owns what every pane uses (`say`, `report`, `open_dialog`), which a
 controller reaches through the app so every message still goes out one way.
@@ -18,8 +21,8 @@ from textual.screen import Screen
 from textual.worker import WorkType
 
 if TYPE_CHECKING:
+    from tclk_tui.engine.door import Door
     from tclk_tui.tui.app import TclkApp
-    from tclk_tui.tui.ports import WalletPort
 
 
 @contextlib.contextmanager
@@ -39,8 +42,8 @@ class Controller:
         self.app = app
 
     @property
-    def wallet(self) -> WalletPort:
-        return self.app.wallet
+    def door(self) -> Door:
+        return self.app.door
 
     @property
     def agents(self) -> Any:

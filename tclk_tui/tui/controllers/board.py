@@ -2,8 +2,9 @@
 
 It owns the board's reads (a requery at most every `REQUERY_MIN_INTERVAL`, so a burst of new
 offers costs one query; changed rows alone are patched in place), and the engine calls an
-offer leads to: accepting one (behind `AcceptScreen`), posting a new one (behind
-`OfferFormScreen`) and counting the lines the board refused.
+offer leads to, as registry commands: accepting one (`accept`, behind `AcceptScreen`, which
+asks the engine's dry run while open), posting a new one (`offer`, behind `OfferFormScreen`)
+and counting the lines the board refused.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from typing import TYPE_CHECKING
 
 from textual.timer import Timer
 
-from tclk_tui.engine.views import DealView, OfferRow
+from tclk_tui.engine.door import offer_params
+from tclk_tui.engine.views import DealView, OfferDraft, OfferRow
 from tclk_tui.tui.accept_screen import AcceptScreen
 from tclk_tui.tui.controllers.base import Controller, closing_quietly
 from tclk_tui.tui.offer_form import OfferFormScreen
@@ -37,7 +39,7 @@ class BoardController(Controller):
 
     def board_changed(self, added: set[str], updated: set[str],
                       checking: int | None = None) -> None:
-        board = self.wallet.board
+        board = self.door.board
         pane = self.app.board_pane
         requery = bool(added)
         if checking is not None:
@@ -66,7 +68,7 @@ class BoardController(Controller):
             self.requery_board()
 
     def requery_board(self) -> None:
-        board = self.wallet.board
+        board = self.door.board
         pane = self.app.board_pane
         rows = board.query(pane.board_query)
         pane.show_rows(rows, total=len(board), rejected=sum(board.rejected().values()))
@@ -87,13 +89,16 @@ class BoardController(Controller):
         self.open_accept(row)
 
     def open_accept(self, row: OfferRow) -> None:
-        async def accept(rail: str | None) -> DealView:
-            return await self.wallet.accept_offer(row.offer_id, rail=rail)
-
-        board = self.wallet.board
+        door = self.door
         offer_id = row.offer_id
+
+        async def accept(rail: str | None) -> DealView:
+            view: DealView = await door.run("accept", {"offer": offer_id, "rail": rail})
+            return view
+
         self.open_dialog(AcceptScreen(row, self.app.clock_ms, accept,
-                                      row_source=lambda: board.get(offer_id)),
+                                      row_source=lambda: door.board.get(offer_id),
+                                      refusal=lambda: door.accept_refusal(offer_id)),
                          self._opened_deal)
 
     def _opened_deal(self, view: DealView | None) -> None:
@@ -101,8 +106,13 @@ class BoardController(Controller):
             self.app.deals.open_deal(view.deal_id)
 
     def new_offer(self) -> None:
-        self.open_dialog(OfferFormScreen(self.wallet.validate_offer_draft,
-                                         self.wallet.post_offer), self._opened_deal)
+        door = self.door
+
+        async def post(draft: OfferDraft) -> DealView:
+            view: DealView = await door.run("offer", offer_params(draft))
+            return view
+
+        self.open_dialog(OfferFormScreen(door.validate_offer_draft, post), self._opened_deal)
 
     def rejected(self) -> None:
-        self.open_dialog(RejectedScreen(self.wallet.board.rejected()))
+        self.open_dialog(RejectedScreen(self.door.board.rejected()))

@@ -1,17 +1,18 @@
 """The deal room: the wallet's deals, the one selected, and every action taken on a deal.
 
-It owns the engine calls a deal action becomes: reading the deals and the selected deal's
-view, stating a gated action's facts (`deal_request`, which the gate asks again while it is
-open) and confirming them (`deal.confirm`), a heartbeat, a receipt, and the rail re-read of a
-reconcile. An action that is not valid now is explained in the engine's own words.
+It owns the registry commands a deal action becomes: reading the deals and the selected deal's
+view, stating a gated action's request (`door.state` with `gate_params`, which the gate asks
+again while it is open) and confirming it (the command with its confirm param, `door.perform`),
+a heartbeat, a receipt, and the rail re-read of a reconcile. An action that is not valid now is
+explained in the engine's own words.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import partial
 from typing import Any
 
+from tclk_tui.engine.door import perform
 from tclk_tui.engine.gates import GateRequest
 from tclk_tui.engine.views import DealView, RecordView
 from tclk_tui.tui.controllers.base import Controller, closing_quietly
@@ -29,7 +30,7 @@ class DealsController(Controller):
     # -- reads --------------------------------------------------------------------------------
 
     def refresh_deals(self, *, select: str | None = None) -> None:
-        views = self.wallet.deals()
+        views = self.door.deals()
         room = self.app.deal_room
         room.show_deals(views, selected=select)
         self.show_selected_deal()
@@ -41,7 +42,7 @@ class DealsController(Controller):
             room.show_deal(None)
             return
         try:
-            view = self.wallet.deal(deal_id).view()
+            view = self.door.deal_view(deal_id)
         except Exception as exc:
             self.report("cannot read deal", exc)
             return
@@ -67,38 +68,50 @@ class DealsController(Controller):
     # -- actions ------------------------------------------------------------------------------
 
     def run_deal_action(self, action: str, deal_id: str) -> None:
-        wallet = self.wallet
+        door = self.door
         if action == "accept":
-            row = wallet.board.get(deal_id)
+            row = door.board.get(deal_id)
             if row is None:
                 self.say("that offer is not on the board", "warning")
             else:
                 self.app.board.open_accept(row)
             return
         try:
-            deal = wallet.deal(deal_id)
+            view = door.deal_view(deal_id)  # an unknown deal is refused here, at once
+            deal_id = view.deal_id
             if action == "heartbeat":
-                self.open_dialog(HeartbeatScreen(deal.heartbeat), self.deal_result)
+                self.open_dialog(HeartbeatScreen(partial(self._heartbeat, deal_id)),
+                                 self.deal_result)
                 return
             if action == "receipt":
-                self.open_dialog(ReceiptScreen(deal.view().status, deal.receipt),
+                self.open_dialog(ReceiptScreen(view.status, partial(self._receipt, deal_id)),
                                  self.deal_result)
                 return
             if action == "reconcile":
                 self.reconcile(deal_id)
                 return
-            ask = self.deal_request(deal, action)
-            if ask is None:
+            params = self.gate_params(action, deal_id)
+            if params is None:
                 return
-            request = ask()
+            request = door.state(action, params)
         except Exception as exc:
             self.report(action, exc)
             return
 
-        async def perform(newest: GateRequest, typed: str | None, acknowledge: bool) -> DealView:
-            return await deal.confirm(newest, typed_code=typed, acknowledge_late=acknowledge)
+        async def confirm(newest: GateRequest, typed: str | None, acknowledge: bool) -> Any:
+            return await perform(door, action, params, typed, acknowledge)
 
-        self.open_dialog(GateScreen(request, perform, refresh=ask), self.deal_result)
+        self.open_dialog(GateScreen(request, confirm, refresh=partial(door.state, action,
+                                                                      params)),
+                         self.deal_result)
+
+    async def _heartbeat(self, deal_id: str, note: str | None) -> DealView:
+        view: DealView = await self.door.run("heartbeat", {"deal": deal_id, "note": note})
+        return view
+
+    async def _receipt(self, deal_id: str) -> DealView:
+        view: DealView = await self.door.run("receipt", {"deal": deal_id})
+        return view
 
     def explain_not_valid(self, action: str, view: DealView) -> None:
         """A deal key pressed when its action is not valid now: say why in the engine's words
@@ -107,8 +120,8 @@ class DealsController(Controller):
         reason = dict(view.unavailable).get(action)
         if reason is None and action in GATED_ACTIONS:
             try:
-                ask = self.deal_request(self.wallet.deal(view.deal_id), action)
-                request = ask() if ask is not None else None
+                params = self.gate_params(action, view.deal_id)
+                request = self.door.state(action, params) if params is not None else None
             except Exception as exc:
                 reason = describe_error(exc)
             else:
@@ -118,18 +131,16 @@ class DealsController(Controller):
             reason = f"the deal is {view.status}"
         self.say(f"{label} is not possible now: {clean(reason, max_len=300)}", "warning")
 
-    def deal_request(self, deal: Any, action: str) -> Callable[[], GateRequest] | None:
-        """The engine call that states this action's facts; the gate asks it again while open."""
+    def gate_params(self, action: str, deal_id: str) -> dict[str, Any] | None:
+        """The params of the gated command `action` on this deal (a lock on the rail the deal
+        room shows for it), which the gate states again while it is open; None for an action
+        that is no gated deal action."""
         if action == "lock":
             view = self.app.deal_room.view
-            rail = view.rail if view is not None and view.deal_id == deal.deal_id else None
-            return partial(deal.request_lock, rail)
-        if action == "reveal":
-            return deal.request_reveal
-        if action == "refund":
-            return deal.request_refund
-        if action == "cancel":
-            return deal.request_cancel
+            rail = view.rail if view is not None and view.deal_id == deal_id else None
+            return {"deal": deal_id, "rail": rail}
+        if action in GATED_ACTIONS:
+            return {"deal": deal_id}
         self.say(f"unknown action {clean(action, max_len=20)}", "error")
         return None
 
@@ -146,7 +157,7 @@ class DealsController(Controller):
     async def _reconcile(self, deal_id: str) -> None:
         """Re-read the rail and re-fold a deal whose rail and transcript disagree."""
         try:
-            view = await self.wallet.deal(deal_id).reconcile()
+            view = await self.door.run("reconcile", {"deal": deal_id})
         except Exception as exc:
             self.report("reconcile", exc)
             return

@@ -67,7 +67,7 @@ class EventsController(Controller):
                 with closing_quietly():
                     self.guarded("applying engine events", partial(self.apply_events, batch))
         finally:
-            self.wallet.events.unsubscribe(queue)
+            self.door.events.unsubscribe(queue)
 
     def guarded(self, what: str, call: Callable[[], object]) -> None:
         """Run a screen update; a failure is reported and the app keeps following."""
@@ -118,7 +118,7 @@ class EventsController(Controller):
         """Ring the bell and show each alert no face has shown yet (the engine raised it while
         we were away, or just now); each is shown once."""
         try:
-            alerts = self.wallet.take_alerts()
+            alerts = self.door.take_alerts()
         except Exception as exc:
             self.report("reading the alerts", exc, "warning")
             return
@@ -129,7 +129,7 @@ class EventsController(Controller):
 
     def show_venue_status(self, status: VenueStatus) -> None:
         self.app.query_one(HeaderBar).show_status(status)
-        self.app.board_pane.show_venue(status, self.wallet.venue_url)
+        self.app.board_pane.show_venue(status, self.door.venue_url)
 
     def _warn_deadline(self, event: DeadlineWarning) -> None:
         if self._warned.get(event.deal_id) == event.level:
@@ -148,11 +148,11 @@ class EventsController(Controller):
         if status.detail:
             text += f": {clean(status.detail, max_len=400)}"
         try:
-            budget = self.wallet.venue_budget()
+            budget = self.door.venue_budget()
         except Exception as exc:  # an owner gone away: the status still says what it knows
             budget, text = None, text + f" (budgets unknown: {describe_error(exc)})"
         lines = budget_lines(budget) if budget is not None else []
-        self.say("\n".join([f"venue {clean(self.wallet.venue_url, max_len=80)}: {text}",
+        self.say("\n".join([f"venue {clean(self.door.venue_url, max_len=80)}: {text}",
                             *lines]))
 
     # -- periodic -----------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 """The vault: where the profile's secrets are kept, and the gated ways to read them.
 
-It owns the vault's engine calls: its status and held secrets, the master seed's backup and
-restore, and one deal secret's reveal, each behind the engine's gate (`GateScreen`); a value
+It owns the vault's reads (its status and held secrets) and its registry commands: the master
+seed's backup and restore, and one deal secret's reveal, each stated by the engine and behind
+its gate (`GateScreen`), then run with the operator's confirmation; a value
 shown is shown once, on a `SecretScreen`. Nothing a secret screen holds is ever copied to the
 clipboard (`refuses_clipboard`). A new profile is told where its secrets are, and to back up.
 """
@@ -9,9 +10,11 @@ clipboard (`refuses_clipboard`). A new profile is told where its secrets are, an
 from __future__ import annotations
 
 from functools import partial
+from typing import Any
 
 from textual.binding import Binding
 
+from tclk_tui.engine.door import perform
 from tclk_tui.engine.gates import GateRequest
 from tclk_tui.engine.views import HeldSecret
 from tclk_tui.tui.controllers.base import Controller
@@ -35,8 +38,8 @@ class VaultController(Controller):
 
     def refresh_vault(self) -> None:
         try:
-            status = self.wallet.vault_status()
-            secrets = self.wallet.held_secrets()
+            status = self.door.vault_status()
+            secrets = self.door.held_secrets()
         except Exception as exc:
             self.report("vault", exc)
             return
@@ -45,55 +48,60 @@ class VaultController(Controller):
     def first_run_notice(self) -> None:
         """A new profile: where its secrets are, and a nudge to back up the seed."""
         try:
-            where = self.wallet.vault_status().backend
+            where = self.door.vault_status().backend
         except Exception as exc:
             where = f"a vault that cannot say where ({describe_error(exc)})"
         pane_key = self.app.keys_display(PANE_BY_ID["vault"].binding())
         backup_key = self.app.keys_display(next(binding for binding in VaultPane.BINDINGS
                                                 if isinstance(binding, Binding)
                                                 and binding.id == "vault.backup"))
-        self.app.notify(f"New profile {clean(self.wallet.profile, max_len=40)}: its secrets are "
+        self.app.notify(f"New profile {clean(self.door.profile, max_len=40)}: its secrets are "
                         f"kept in {clean(where, max_len=160)}. Back up the master seed now: "
                         f"Vault pane ({pane_key}), then {backup_key}. That one backup restores "
                         "this identity and every live deal's secrets.", title="first run",
                         severity="warning", markup=False, timeout=FIRST_RUN_SECONDS)
 
     def backup_seed(self) -> None:
-        wallet = self.wallet
+        door = self.door
         try:
-            request = wallet.request_seed_backup()
+            request = door.state("seed-backup")
         except Exception as exc:
             self.report("backup", exc)
             return
 
-        def perform(newest: GateRequest, typed: str | None, _acknowledge: bool) -> str:
-            if newest.confirm_code is None:
-                return wallet.confirm_seed_backup(newest)
-            return wallet.confirm_seed_backup(newest, typed or "")
+        async def confirm(newest: GateRequest, typed: str | None, _acknowledge: bool) -> str:
+            return str((await perform(door, "seed-backup", {}, typed))["seed"])
 
         # No refresh: these facts do not move with time, and asking again would read the
         # vault's seed every second.
-        self.open_dialog(GateScreen(request, perform),
+        self.open_dialog(GateScreen(request, confirm),
                          partial(self._show_secret, "Master seed backup", SEED_WARNING,
                                  grouped=True))
 
     def restore_seed(self) -> None:
         """The backup text, then the engine's gate: which seed it replaces, what derives
-        from that one; the engine holds the backup until the operator confirms."""
-        wallet = self.wallet
-        stated: list[GateRequest] = []
+        from that one. The text stays in this closure until the operator confirms or backs
+        out; the engine states and re-checks the restore from it each time."""
+        door = self.door
+        stated: list[tuple[str, GateRequest]] = []
 
         async def ask(text: str) -> None:
-            stated.append(wallet.request_seed_restore(text))
+            stated.append((text, door.state("seed-restore", {"seed": text})))
 
-        def perform(newest: GateRequest, typed: str | None, _acknowledge: bool) -> str:
-            return wallet.confirm_seed_restore(newest, typed or "")
+        def confirmed(text: str) -> Any:
+            async def confirm(newest: GateRequest, typed: str | None, _late: bool) -> str:
+                answer = await perform(door, "seed-restore", {"seed": text}, typed)
+                return str(answer["fingerprint"])
 
-        def confirm(done: bool | None) -> None:
+            return confirm
+
+        def restore(done: bool | None) -> None:
             if done and stated:
-                self.open_dialog(GateScreen(stated[-1], perform), self._restored)
+                text, request = stated[-1]
+                stated.clear()
+                self.open_dialog(GateScreen(request, confirmed(text)), self._restored)
 
-        self.open_dialog(RestoreScreen(ask), confirm)
+        self.open_dialog(RestoreScreen(ask), restore)
 
     def _restored(self, fingerprint: object) -> None:
         if fingerprint:
@@ -104,20 +112,20 @@ class VaultController(Controller):
         if secret.kind == "master":
             self.backup_seed()
             return
-        wallet = self.wallet
+        door = self.door
+        params = {"deal": secret.deal_id}
         try:
-            request = wallet.request_secret_reveal(secret.deal_id)
+            request = door.state("secret-reveal", params)
         except Exception as exc:
             self.report("reveal", exc)
             return
 
-        def perform(newest: GateRequest, typed: str | None, _acknowledge: bool) -> str:
-            return wallet.confirm_secret_reveal(newest, typed or "")
+        async def confirm(newest: GateRequest, typed: str | None, _acknowledge: bool) -> str:
+            return str((await perform(door, "secret-reveal", params, typed))["secret"])
 
         title = f"{clean(secret.kind, max_len=20)} for deal {short_hex(secret.deal_id)}"
-        self.open_dialog(GateScreen(request, perform,
-                                    refresh=partial(wallet.request_secret_reveal,
-                                                    secret.deal_id)),
+        self.open_dialog(GateScreen(request, confirm,
+                                    refresh=partial(door.state, "secret-reveal", params)),
                          partial(self._show_secret, title, SECRET_WARNING))
 
     def reveal_highlighted(self) -> None:
