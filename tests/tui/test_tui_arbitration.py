@@ -161,3 +161,15 @@ async def test_tally_reads_the_round():
         assert "   1  claimed" in text
         assert "not revealed yet: z6Mk…MEme" in text
         assert "problem: seq 9: late commitment" in text
+
+
+def test_a_command_refusal_reads_in_its_own_words():
+    """A registry refusal is its message; a gate's loses the "refused: " the registry puts
+    first, since every place that shows one says it already."""
+    from tclk_tui.engine.commands import CommandError
+    from tclk_tui.tui.errors import describe_error
+
+    assert describe_error(CommandError("refused", "refused: this case was withheld")) == (
+        "this case was withheld")
+    assert describe_error(CommandError("usage", "combine needs shares")) == (
+        "combine needs shares")
