@@ -1,19 +1,22 @@
 """The referee's Cases list: deals whose offer names this wallet as arbiter or juror.
 
-Every fact shown is the engine's (`wallet.referee`): the fold's status, whether our statement or
+Every fact shown is the engine's, read through the door (`door.cases()`, `door.round_view`, and
+the registry's `cases` to read the venue again): the fold's status, whether our statement or
 share point is on the board, whether the vault holds what we would release, the lock as the rail
 reports it. The list reads the venue again by itself every `REFRESH_S` while it is on screen, so
 a case's fold or lock changing shows without a key.
 
-Every act is a key (listed in the footer and in `?`) that opens the gate modal with the facts
-the engine states: mint, release and withhold (these two with the contract's code, since
-neither can be taken back), commit a vote (the verdict typed in the field below the case; Enter
-there opens its gate) and open it. The round view reads the deal room's signed vote records.
+Every act is a key (listed in the footer and in `?`) that opens the gate modal with the request
+the registry states (`door.state`); confirming runs the registry's command (`mint`, `release`,
+`withhold`, `vote`), which states and re-checks it again in the engine. The acts: mint, release
+and withhold (these two with the contract's code, since neither can be taken back), commit a
+vote (the verdict typed in the field below the case; Enter there opens its gate) and open it.
+The round view reads the deal room's signed vote records.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -23,11 +26,11 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import DataTable, Input, Static
 
-from tclk_tui.engine.gates import GateRequest
+from tclk_tui.engine.door import Door
+from tclk_tui.tui.arb_gate import open_gate
 from tclk_tui.tui.calm_input import CalmInput
 from tclk_tui.tui.errors import describe_error
 from tclk_tui.tui.formatting import short_did
-from tclk_tui.tui.gate_screen import GateScreen
 from tclk_tui.tui.marks import PROBLEM
 from tclk_tui.tui.safe import literal
 
@@ -108,9 +111,9 @@ class CasesForm(Vertical):
     CasesForm #round-scroll { height: 1fr; }
     """
 
-    def __init__(self, referee: Any, *, id: str | None = None) -> None:
+    def __init__(self, door: Door, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._referee = referee
+        self._door = door
         self.cases: list[Any] = []
         self.selected: str | None = None
 
@@ -127,10 +130,10 @@ class CasesForm(Vertical):
     def on_mount(self) -> None:
         table = self.query_one("#cases-table", DataTable)
         table.add_columns(*COLUMNS)
-        self.show(self._safe(self._referee.cases) or [])
+        self.show(self._safe(self._door.cases) or [])
         self.set_interval(self.REFRESH_S, self._refresh_if_shown)
 
-    def _safe(self, call, *args):
+    def _safe(self, call: Callable[..., Any], *args: Any) -> Any:
         try:
             return call(*args)
         except Exception as exc:
@@ -168,7 +171,7 @@ class CasesForm(Vertical):
             return
         detail.update(case_text(case))
         if case.role == "juror" and case.contract:
-            view = self._safe(self._referee.round_view, case.offer_id)
+            view = self._safe(self._door.round_view, case.offer_id)
             rounds.update(round_text(view) if view is not None else Text(""))
         else:
             rounds.update(Text("vote rounds are for a committee's jurors" if case.role ==
@@ -189,7 +192,7 @@ class CasesForm(Vertical):
     @work(exclusive=True, group="cases-refresh")
     async def _refresh(self, quiet: bool = False) -> None:
         try:
-            cases = await self._referee.refresh()
+            cases = await self._door.run("cases")
         except Exception as exc:
             self._say(exc)
             return
@@ -208,16 +211,13 @@ class CasesForm(Vertical):
         self._refresh()
 
     def action_mint(self) -> None:
-        self._gate(self._referee.request_mint, lambda request, _typed: (
-            self._referee.confirm_mint(request)))
+        self._gate("mint")
 
     def action_release(self) -> None:
-        self._gate(self._referee.request_release, lambda request, typed: (
-            self._referee.confirm_release(request, typed or "")))
+        self._gate("release")
 
     def action_withhold(self) -> None:
-        self._gate(self._referee.request_withhold, lambda request, typed: (
-            self._referee.confirm_withhold(request, typed or "")))
+        self._gate("withhold")
 
     @on(Input.Submitted, "#round-verdict")
     def action_commit(self) -> None:
@@ -227,30 +227,19 @@ class CasesForm(Vertical):
             self.screen.set_focus(field)
             self._say("type the verdict to commit, then enter")
             return
-        self._gate(lambda offer_id: self._referee.request_commit(offer_id, verdict),
-                   lambda request, _typed: self._referee.confirm_commit(request, verdict))
+        self._gate("vote", verdict=verdict)
 
     def action_open_vote(self) -> None:
-        self._gate(self._referee.request_open, lambda request, _typed: (
-            self._referee.confirm_open(request)))
+        self._gate("vote", open=True)
 
-    def _gate(self, ask: Callable[[str], GateRequest],
-              perform: Callable[[GateRequest, str | None], Awaitable[Any] | Any]) -> None:
-        """The engine's request for the selected case, in the gate modal (asked again every
-        second while it is open); the confirmation goes back to the engine."""
+    def _gate(self, name: str, **params: Any) -> None:
+        """The registry's request for the selected case, in the gate modal (asked again every
+        second while it is open, since a case's facts move with time); the confirmation runs
+        the command, which the engine re-checks."""
         if not self.selected:
             return
-        offer_id = self.selected
-        request = self._safe(ask, offer_id)
-        if request is None:
-            return
-        gate = GateScreen(request, lambda newest, typed, _late: perform(newest, typed),
-                          refresh=lambda: ask(offer_id))
-        opener = getattr(self.app, "open_dialog", None)
-        if opener is not None:
-            opener(gate, self._done)
-        else:
-            self.app.push_screen(gate, self._done)
+        case = {"offer": self.selected, **params}
+        self._safe(lambda: open_gate(self, self._door, name, case, self._done, follow=True))
 
     def _done(self, result: Any) -> None:
-        self.show(self._safe(self._referee.cases) or [])
+        self.show(self._safe(self._door.cases) or [])

@@ -1,12 +1,16 @@
-"""Combine shares back into the secret and say whether it opens a given statement.
+"""Combine shares back into the secret and say whether it opens a given statement (the
+registry's `combine`).
 
-The rebuilt secret goes to `SecretScreen` once; only whether it opens the statement (not a
-secret) stays on this form. The shares typed in are cleared once the combine succeeds.
+The rebuilt secret is shown only through the command's gate: the engine states first whether
+it opens the statement, and once the operator confirms, the value goes to `SecretScreen` once.
+Only whether it opens (not a secret) stays on this form. The shares typed in are cleared once
+the value is shown.
 """
 
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from rich.text import Text
 from textual import on
@@ -14,11 +18,12 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Input, Select, Static
 
+from tclk_tui.engine.door import Door
+from tclk_tui.tui.arb_gate import open_gate
 from tclk_tui.tui.arb_split import KINDS
 from tclk_tui.tui.calm_button import CalmButton
 from tclk_tui.tui.calm_input import CalmInput, SecretInput
 from tclk_tui.tui.errors import describe_error
-from tclk_tui.tui.ports import ArbitrationPort
 from tclk_tui.tui.safe import literal
 from tclk_tui.tui.secret_screen import SecretScreen
 
@@ -47,9 +52,9 @@ class CombineForm(Vertical):
     CombineForm #combine-error { color: $error; height: auto; }
     """
 
-    def __init__(self, desk: ArbitrationPort, *, id: str | None = None) -> None:
+    def __init__(self, door: Door, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._desk = desk
+        self._door = door
         # Whether the last rebuilt value opened the statement: public, so it may stay.
         self.opens: bool | None = None
 
@@ -79,15 +84,22 @@ class CombineForm(Vertical):
         error = self.query_one("#combine-error", Static)
         opens = self.query_one("#combine-opens", Static)
         try:
-            result = self._desk.combine(kind, split_shares(field.value),  # type: ignore[arg-type]
-                                        statement)
+            open_gate(self, self._door, "combine",
+                      {"kind": kind, "shares": split_shares(field.value),
+                       "statement": statement}, self._shown)
         except Exception as exc:
             self.opens = None
             error.update(literal(describe_error(exc)))
             opens.update(Text(""))
             return
-        self.opens = result.opens
         error.update(Text(""))
-        opens.update(opens_text(result.opens))
-        field.value = ""
-        self.app.push_screen(SecretScreen(f"The rebuilt {kind}", result.value, COMBINED_WARNING))
+
+    def _shown(self, answer: dict[str, Any] | None) -> None:
+        """The confirmed combine's value, on the secret screen; backed out, nothing."""
+        if answer is None:
+            return
+        self.opens = answer["opens"]
+        self.query_one("#combine-opens", Static).update(opens_text(answer["opens"]))
+        self.query_one("#combine-shares", Input).value = ""
+        self.app.push_screen(SecretScreen(f"The rebuilt {answer['kind']}", answer["value"],
+                                          COMBINED_WARNING))

@@ -1,12 +1,11 @@
 """The payee's view of a committee: which jurors' shares arrived sealed, which are missing.
 
 The engine checks each share against the juror's published share point as it arrives and
-combines them once all are in; this pane only shows its answer.
+combines them once all are in; this pane only shows its answer: the door's read-only overview
+on screen, and the registry's `committee` (which reads the sealed mail first) on Check mail.
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 from rich.text import Text
 from textual import on, work
@@ -14,6 +13,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Button, Static
 
+from tclk_tui.engine.door import Door
 from tclk_tui.engine.words import plural
 from tclk_tui.tui.calm_button import CalmButton
 from tclk_tui.tui.errors import describe_error
@@ -51,9 +51,9 @@ class CommitteeForm(Vertical):
     CommitteeForm #committee-scroll { height: 1fr; }
     """
 
-    def __init__(self, wallet: Any, *, id: str | None = None) -> None:
+    def __init__(self, door: Door, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._wallet = wallet
+        self._door = door
         self.items: list[dict] = []
 
     def compose(self) -> ComposeResult:
@@ -64,10 +64,11 @@ class CommitteeForm(Vertical):
     def on_mount(self) -> None:
         self._show()
 
-    def _show(self) -> None:
+    def _show(self, items: list[dict] | None = None) -> None:
+        """`items` as the `committee` command answered them, else the overview read now."""
         out = self.query_one("#committee-text", Static)
         try:
-            self.items = self._wallet.committee_overview()
+            self.items = items if items is not None else self._door.committee_overview()
         except Exception as exc:
             out.update(Text.assemble(Text("cannot read: ", style=PROBLEM),
                                      literal(describe_error(exc))))
@@ -81,10 +82,10 @@ class CommitteeForm(Vertical):
     @work(exclusive=True, group="committee")
     async def _check(self) -> None:
         try:
-            await self._wallet.check_mail()
+            answer = await self._door.run("committee")
         except Exception as exc:
             self.query_one("#committee-text", Static).update(
                 Text.assemble(Text("cannot read the mailbox: ", style=PROBLEM),
                               literal(describe_error(exc))))
             return
-        self._show()
+        self._show(list(answer["deals"]))

@@ -1,10 +1,14 @@
-"""Split a preimage or witness into N shares for arbiters (through the arbitration desk).
+"""Split a preimage or witness into N shares for arbiters (the registry's `split`).
 
-The shares are secrets: they go to `SecretScreen` once and this form keeps none of them, nor
-the secret typed in (the field is cleared once the split succeeds).
+The shares are secrets, so the split is gated like every command that shows one: the request
+the engine states comes first, and only once the operator confirms it do the shares go to
+`SecretScreen`, once. This form keeps none of them, nor the secret typed in (the field is
+cleared once the split is shown).
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from rich.text import Text
 from textual import on
@@ -12,11 +16,12 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Input, Select, Static
 
+from tclk_tui.engine.door import Door
 from tclk_tui.engine.words import plural
+from tclk_tui.tui.arb_gate import open_gate
 from tclk_tui.tui.calm_button import CalmButton
 from tclk_tui.tui.calm_input import CalmInput, SecretInput
 from tclk_tui.tui.errors import describe_error
-from tclk_tui.tui.ports import ArbitrationPort
 from tclk_tui.tui.safe import literal
 from tclk_tui.tui.secret_screen import SecretScreen
 
@@ -35,9 +40,9 @@ class SplitForm(Vertical):
     SplitForm #split-error { color: $error; height: auto; }
     """
 
-    def __init__(self, desk: ArbitrationPort, *, id: str | None = None) -> None:
+    def __init__(self, door: Door, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._desk = desk
+        self._door = door
 
     def compose(self) -> ComposeResult:
         with Horizontal(classes="arb-row"):
@@ -63,11 +68,18 @@ class SplitForm(Vertical):
         error = self.query_one("#split-error", Static)
         try:
             parts = int(self.query_one("#split-parts", Input).value or "0")
-            shares = self._desk.split(kind, field.value, parts)  # type: ignore[arg-type]
+            open_gate(self, self._door, "split",
+                      {"kind": kind, "secret": field.value, "parts": parts}, self._shown)
         except Exception as exc:
             error.update(literal(describe_error(exc)))
             return
         error.update(Text(""))
-        field.value = ""
+
+    def _shown(self, answer: dict[str, Any] | None) -> None:
+        """The confirmed split's shares, on the secret screen; backed out, nothing."""
+        if answer is None:
+            return
+        shares, kind = answer["shares"], answer["kind"]
+        self.query_one("#split-secret", Input).value = ""
         self.app.push_screen(SecretScreen(
             f"{plural(len(shares), 'share')} of the {kind}", shares, SHARES_WARNING))

@@ -1,4 +1,4 @@
-"""Tally a commit-reveal round read from a deal room."""
+"""Tally a commit-reveal round read from a deal room (the registry's `tally`)."""
 
 from __future__ import annotations
 
@@ -8,13 +8,14 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Input, Static
 
+from tclk_tui.engine.door import Door
 from tclk_tui.engine.words import plural
 from tclk_tui.tui.calm_button import CalmButton
 from tclk_tui.tui.calm_input import CalmInput
 from tclk_tui.tui.errors import describe_error
 from tclk_tui.tui.formatting import short_did
 from tclk_tui.tui.marks import PROBLEM
-from tclk_tui.tui.ports import ArbitrationPort, TallyLike
+from tclk_tui.tui.ports import TallyLike
 from tclk_tui.tui.safe import literal
 
 
@@ -48,9 +49,9 @@ class TallyForm(Vertical):
     TallyForm #tally-result { height: 1fr; }
     """
 
-    def __init__(self, desk: ArbitrationPort, *, id: str | None = None) -> None:
+    def __init__(self, door: Door, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._desk = desk
+        self._door = door
         self.tally: TallyLike | None = None
 
     def compose(self) -> ComposeResult:
@@ -78,7 +79,7 @@ class TallyForm(Vertical):
     async def _run(self, contract: str, jurors: list[str]) -> None:
         out = self.query_one("#tally-text", Static)
         try:
-            tally = await self._desk.tally(contract, jurors)
+            tally = await self._door.run("tally", {"contract": contract, "jurors": jurors})
         except Exception as exc:
             self.tally = None
             out.update(Text.assemble(Text("cannot tally: ", style=PROBLEM),

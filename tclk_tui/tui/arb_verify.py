@@ -1,18 +1,19 @@
-"""Check a posted vote commitment against a revealed verdict and salt."""
+"""Check a posted vote commitment against a revealed verdict and salt (the registry's
+`verify-vote`: it shows nothing secret, so it is not gated)."""
 
 from __future__ import annotations
 
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Input, Static
 
+from tclk_tui.engine.door import Door
 from tclk_tui.tui.calm_button import CalmButton
 from tclk_tui.tui.calm_input import CalmInput
 from tclk_tui.tui.errors import describe_error
 from tclk_tui.tui.marks import PROBLEM
-from tclk_tui.tui.ports import ArbitrationPort
 from tclk_tui.tui.safe import literal
 
 FIELDS = (("commitment", "posted commitment"), ("contract", "0x contract id"),
@@ -28,9 +29,9 @@ class VerifyForm(Vertical):
     VerifyForm #verify-result { height: auto; }
     """
 
-    def __init__(self, desk: ArbitrationPort, *, id: str | None = None) -> None:
+    def __init__(self, door: Door, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._desk = desk
+        self._door = door
         self.verdict_ok: bool | None = None
 
     def compose(self) -> ComposeResult:
@@ -45,10 +46,13 @@ class VerifyForm(Vertical):
     @on(Input.Submitted)
     def verify(self) -> None:
         values = {name: self.query_one(f"#verify-{name}", Input).value for name, _ in FIELDS}
+        self._run(values)
+
+    @work(exclusive=True, group="verify")
+    async def _run(self, values: dict[str, str]) -> None:
         result = self.query_one("#verify-result", Static)
         try:
-            ok = self._desk.verify_vote(values["commitment"], values["contract"],
-                                        values["verdict"], values["salt"])
+            ok = (await self._door.run("verify-vote", values))["opens"]
         except Exception as exc:
             self.verdict_ok = None
             result.update(Text.assemble(Text("cannot verify: ", style=PROBLEM),

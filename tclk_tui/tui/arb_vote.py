@@ -1,10 +1,14 @@
-"""Commit a vote: a commitment to post now and a fresh salt to keep for the reveal.
+"""Commit a vote: a commitment to post now and a fresh salt to keep for the reveal (the
+registry's `commit-vote`, which posts nothing).
 
-The commitment is public and stays on the form. The salt is a secret until the reveal round
-(with the verdict it opens the commitment), so it goes to `SecretScreen` once and is not kept.
+The salt is a secret until the reveal round (with the verdict it opens the commitment), so the
+command is gated: once the operator confirms the request the engine states, the salt goes to
+`SecretScreen` once and is not kept. The commitment is public and stays on the form.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from rich.text import Text
 from textual import on
@@ -12,10 +16,11 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Input, Static
 
+from tclk_tui.engine.door import Door
+from tclk_tui.tui.arb_gate import open_gate
 from tclk_tui.tui.calm_button import CalmButton
 from tclk_tui.tui.calm_input import CalmInput
 from tclk_tui.tui.errors import describe_error
-from tclk_tui.tui.ports import ArbitrationPort
 from tclk_tui.tui.safe import literal
 from tclk_tui.tui.secret_screen import SecretScreen
 
@@ -34,9 +39,9 @@ class VoteForm(Vertical):
     VoteForm #vote-result { height: auto; }
     """
 
-    def __init__(self, desk: ArbitrationPort, *, id: str | None = None) -> None:
+    def __init__(self, door: Door, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._desk = desk
+        self._door = door
         self.commitment: str | None = None
 
     def compose(self) -> ComposeResult:
@@ -59,14 +64,22 @@ class VoteForm(Vertical):
         error = self.query_one("#vote-error", Static)
         result = self.query_one("#vote-result", Static)
         try:
-            commit = self._desk.commit_vote(contract, verdict)
+            open_gate(self, self._door, "commit-vote",
+                      {"contract": contract, "verdict": verdict}, self._shown)
         except Exception as exc:
             self.commitment = None
             error.update(literal(describe_error(exc)))
             result.update(Text(""))
             return
-        self.commitment = commit.commitment
         error.update(Text(""))
-        result.update(Text.assemble("commitment (post this now): ", literal(commit.commitment)))
-        self.app.push_screen(SecretScreen("Vote salt (for the reveal round)", commit.salt,
+
+    def _shown(self, answer: dict[str, Any] | None) -> None:
+        """The confirmed commitment on the form, its salt on the secret screen; backed out,
+        nothing."""
+        if answer is None:
+            return
+        self.commitment = answer["commitment"]
+        self.query_one("#vote-result", Static).update(
+            Text.assemble("commitment (post this now): ", literal(answer["commitment"])))
+        self.app.push_screen(SecretScreen("Vote salt (for the reveal round)", answer["salt"],
                                           SALT_WARNING))

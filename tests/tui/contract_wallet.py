@@ -2,8 +2,10 @@
 
 The panes and the app only ever see the engine through `tclk_tui.tui.ports`; this class
 implements that surface over plain `OfferRow`/`DealView`/`GateRequest` values so the app can be
-driven deterministically (pinned clock, no randomness, no I/O). Flows against the real engine
-live in test_tui_flows.py.
+driven deterministically (pinned clock, no randomness, no I/O). The arbitration pane reaches it
+through `LocalDoor(wallet)` and the real command registry, so it holds what the registry's
+runners call (`arbitration`, `referee`, `now_ms`). Flows against the real engine live in
+test_tui_flows.py.
 """
 
 from __future__ import annotations
@@ -257,6 +259,11 @@ class CombineResult:
 class VoteCommit:
     commitment: str
     salt: str
+    contract: str = CONTRACT  # what the registry's `commit-vote` answers besides the two
+
+    @property
+    def commit_line(self) -> str:
+        return f"tclk1-vote-commit {self.commitment}"
 
 
 @dataclass(frozen=True)
@@ -289,7 +296,8 @@ class ContractDesk:
     def commit_vote(self, contract: str, verdict: str) -> VoteCommit:
         if "|" in verdict:
             raise EngineError("tclk: verdict must not contain '|'")
-        return VoteCommit(commitment="0x" + "c0" * 32, salt="0x" + "5a" * 16)
+        return VoteCommit(commitment="0x" + "c0" * 32, salt="0x" + "5a" * 16,
+                          contract=contract)
 
     def verify_vote(self, commitment: str, contract: str, verdict: str, salt: str) -> bool:
         return commitment == "0x" + "c0" * 32 and salt == "0x" + "5a" * 16

@@ -1,25 +1,30 @@
+"""The arbitration desk's calculators, through the door: each is a registry command, and the
+ones that show a secret (split, combine, commit vote) show it only after the engine's gate."""
+
 from textual.app import App, ComposeResult
 from textual.widgets import Input, Select
 
+from tclk_tui.engine.door import LocalDoor
 from tclk_tui.tui.arb_combine import CombineForm, split_shares
 from tclk_tui.tui.arb_split import SplitForm
 from tclk_tui.tui.arb_tally import TallyForm
 from tclk_tui.tui.arb_verify import VerifyForm
 from tclk_tui.tui.arb_vote import VoteForm
 from tclk_tui.tui.arbitration_pane import ArbitrationPane
+from tclk_tui.tui.gate_screen import GateScreen
 from tclk_tui.tui.secret_screen import SecretScreen
 from tests.tui.conftest import screen_text, wait_for
-from tests.tui.contract_wallet import ContractDesk
+from tests.tui.contract_wallet import ContractWallet
 
 
 class Host(App[None]):
     def __init__(self) -> None:
         super().__init__()
         self.animation_level = "none"
-        self.desk = ContractDesk()
+        self.wallet = ContractWallet()
 
     def compose(self) -> ComposeResult:
-        yield ArbitrationPane(self.desk, id="arb")
+        yield ArbitrationPane(LocalDoor(self.wallet), id="arb")
 
 
 def fill(app: App, values: dict[str, str]) -> None:
@@ -30,6 +35,16 @@ def fill(app: App, values: dict[str, str]) -> None:
 def held_anywhere(widget: object, needle: str) -> bool:
     """Whether `needle` sits in any attribute of `widget` (a form must not keep a secret)."""
     return any(needle in repr(value) for value in vars(widget).values())
+
+
+async def confirm_gate(app: App, pilot) -> GateScreen:
+    """The gate the engine stated, confirmed with y (none of these asks a code)."""
+    await wait_for(pilot, lambda: isinstance(app.screen, GateScreen) and app.screen.focused,
+                   what="the gate")
+    gate = app.screen
+    assert isinstance(gate, GateScreen) and gate.request.confirm_code is None
+    await pilot.press("y")
+    return gate
 
 
 async def close_secret(app: App, pilot) -> str:
@@ -47,6 +62,8 @@ async def test_split_shows_the_shares_once_and_forgets_them():
     async with app.run_test(size=(100, 30)) as pilot:
         fill(app, {"#split-secret": "0x" + "ab" * 32, "#split-parts": "3"})
         await pilot.click("#split-go")
+        gate = await confirm_gate(app, pilot)
+        assert gate.request.action == "arbiter-split"
         await wait_for(pilot, lambda: isinstance(app.screen, SecretScreen))
         text = screen_text(app)
         assert " 1. pshare1-abab" in text and " 3. pshare3-abab" in text
@@ -85,6 +102,10 @@ async def test_combine_shows_the_value_once_and_says_whether_it_opens():
         app.query_one("#combine-kind", Select).value = "witness"
         fill(app, {"#combine-shares": "s1 s2 s3", "#combine-statement": "0xgood"})
         await pilot.click("#combine-go")
+        await wait_for(pilot, lambda: isinstance(app.screen, GateScreen))
+        # The gate says, before anything is shown, whether the value opens the statement.
+        assert "the rebuilt value opens the statement" in screen_text(app)
+        await confirm_gate(app, pilot)
         await wait_for(pilot, lambda: isinstance(app.screen, SecretScreen))
         assert "witness" in screen_text(app)
         assert await close_secret(app, pilot) == combined
@@ -95,14 +116,16 @@ async def test_combine_shows_the_value_once_and_says_whether_it_opens():
         assert app.query_one("#combine-shares", Input).value == ""
         fill(app, {"#combine-shares": "s1 s2", "#combine-statement": "0xbad"})
         form.combine()
+        await confirm_gate(app, pilot)
         await close_secret(app, pilot)
         assert "does NOT open the statement" in screen_text(app)
         fill(app, {"#combine-shares": "s1 s2", "#combine-statement": ""})
         form.combine()
+        await confirm_gate(app, pilot)
         await close_secret(app, pilot)
         assert "no statement given" in screen_text(app)
         form.combine()  # no shares: refused, nothing shown
-        await wait_for(pilot, lambda: "no shares given" in screen_text(app))
+        await wait_for(pilot, lambda: "combine needs shares" in screen_text(app))
         assert not isinstance(app.screen, SecretScreen) and form.opens is None
 
 
@@ -113,6 +136,7 @@ async def test_vote_commit_keeps_the_commitment_and_shows_the_salt_once():
         await pilot.pause()
         fill(app, {"#vote-contract": "0xabc", "#vote-verdict": "claimed"})
         await pilot.click("#vote-go")
+        await confirm_gate(app, pilot)
         await wait_for(pilot, lambda: isinstance(app.screen, SecretScreen))
         assert "private until the reveal" in screen_text(app)
         assert await close_secret(app, pilot) == "0x" + "5a" * 16
@@ -142,8 +166,7 @@ async def test_verify_says_match_or_not():
         assert "MATCHES" in screen_text(app)
         fill(app, {"#verify-salt": "0x00"})
         form.verify()
-        await pilot.pause()
-        assert form.verdict_ok is False
+        await wait_for(pilot, lambda: form.verdict_ok is False)
         assert "DOES NOT MATCH" in screen_text(app)
 
 
@@ -161,3 +184,33 @@ async def test_tally_reads_the_round():
         assert "   1  claimed" in text
         assert "not revealed yet: z6Mk…MEme" in text
         assert "problem: seq 9: late commitment" in text
+
+
+async def test_split_shows_its_shares_only_after_the_gate_is_confirmed():
+    """Backing out of the split's gate shows nothing: no secret screen, no share anywhere;
+    the secret stays in its masked field to try again."""
+    app = Host()
+    async with app.run_test(size=(100, 30)) as pilot:
+        fill(app, {"#split-secret": "0x" + "ab" * 32, "#split-parts": "3"})
+        await pilot.click("#split-go")
+        await wait_for(pilot, lambda: isinstance(app.screen, GateScreen) and app.screen.focused)
+        text = screen_text(app)
+        assert "3 shares of a preimage" in text and "pshare" not in text
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is app.default_screen, what="backed out")
+        await pilot.pause()
+        assert not isinstance(app.screen, SecretScreen) and "pshare" not in screen_text(app)
+        assert not held_anywhere(app.query_one(SplitForm), "pshare")
+        assert app.query_one("#split-secret", Input).value == "0x" + "ab" * 32
+
+
+def test_a_command_refusal_reads_in_its_own_words():
+    """A registry refusal is its message; a gate's loses the "refused: " the registry puts
+    first, since every place that shows one says it already."""
+    from tclk_tui.engine.commands import CommandError
+    from tclk_tui.tui.errors import describe_error
+
+    assert describe_error(CommandError("refused", "refused: this case was withheld")) == (
+        "this case was withheld")
+    assert describe_error(CommandError("usage", "combine needs shares")) == (
+        "combine needs shares")

@@ -147,11 +147,15 @@ async def test_vote_commit_and_verify_through_the_desk(demo):
         app.query_one("#vote-contract", Input).value = contract
         app.query_one("#vote-verdict", Input).value = "claimed"
         app.query_one(VoteForm).commit_vote()
-        commitment = app.query_one(VoteForm).commitment
-        assert commitment is not None
+        # The salt is a secret: the commit-vote command's gate comes first, a plain yes.
+        await settle(pilot, lambda: gate_open(app), "the commit-vote gate")
+        assert app.screen.request.action == "vote-commit"
+        await pilot.press("y")
         # The salt is shown once, in the secret screen; the juror copies it from there.
         await settle(pilot, lambda: isinstance(app.screen, SecretScreen)
                      and app.screen.query("#secret-value"), "the salt")
+        commitment = app.query_one(VoteForm).commitment
+        assert commitment is not None
         salt = app.screen.query_one("#secret-value").render().plain
         await pilot.press("escape")
         await settle(pilot, lambda: not isinstance(app.screen, SecretScreen), "closed")
@@ -162,4 +166,6 @@ async def test_vote_commit_and_verify_through_the_desk(demo):
                             ("verdict", "claimed"), ("salt", salt)):
             app.query_one(f"#verify-{name}", Input).value = value
         app.query_one(VerifyForm).verify()
+        await settle(pilot, lambda: app.query_one(VerifyForm).verdict_ok is not None,
+                     "the verify-vote answer")
         assert app.query_one(VerifyForm).verdict_ok is True

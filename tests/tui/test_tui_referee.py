@@ -10,6 +10,7 @@ import pytest
 from textual.app import App, ComposeResult
 from textual.widgets import DataTable, Static
 
+from tclk_tui.engine import commands
 from tclk_tui.engine.door import LocalDoor
 from tclk_tui.rails.memory import MemoryRail
 from tclk_tui.tui.arb_cases import CasesForm
@@ -70,7 +71,7 @@ async def open_gate(pilot, app: App, key: str):
 async def test_cases_list_and_a_release_through_the_gate(pair: Pair):
     carol = await pair.open("carol")
     offer_id, _, deal_b = await arbitrated_deal(pair, [carol])
-    form = CasesForm(carol.referee, id="cases")
+    form = CasesForm(LocalDoor(carol), id="cases")
     app = Host(form)
     async with app.run_test(size=SIZE) as pilot:
         await focused_cases(pilot, app, form)
@@ -100,7 +101,7 @@ async def test_cases_list_and_a_release_through_the_gate(pair: Pair):
 async def test_withhold_is_a_gate_with_the_code_and_a_refusal_is_shown_in_words(pair: Pair):
     carol = await pair.open("carol")
     offer_id, _, deal_b = await arbitrated_deal(pair, [carol])
-    form = CasesForm(carol.referee, id="cases")
+    form = CasesForm(LocalDoor(carol), id="cases")
     app = Host(form)
     async with app.run_test(size=SIZE) as pilot:
         await focused_cases(pilot, app, form)
@@ -131,7 +132,7 @@ async def test_mint_is_a_gate_and_the_list_follows_the_deal_by_itself(pair: Pair
     alice, bob = pair.alice, pair.bob
     offer_id = (await alice.post_offer(draft(rails="memory", panel=carol.did))).deal_id
     await carol.referee.refresh()
-    form = CasesForm(carol.referee, id="cases")
+    form = CasesForm(LocalDoor(carol), id="cases")
     app = Host(form)
     async with app.run_test(size=SIZE) as pilot:
         form.query_one("#cases-table", DataTable).focus()
@@ -155,7 +156,7 @@ async def test_mint_is_a_gate_and_the_list_follows_the_deal_by_itself(pair: Pair
 async def test_committee_progress_then_the_round_view(pair: Pair):
     jurors = [await pair.open(name) for name in ("j1", "j2", "j3")]
     offer_id, _, deal_b = await arbitrated_deal(pair, jurors, lock="point")
-    progress = CommitteeForm(pair.bob, id="committee")
+    progress = CommitteeForm(LocalDoor(pair.bob), id="committee")
     app = Host(progress)
     first = jurors[0].referee
     await first.refresh()
@@ -178,7 +179,7 @@ async def test_committee_progress_then_the_round_view(pair: Pair):
     # The round: two jurors commit; the third's console refuses to open early and shows it.
     await jurors[0].referee.commit(offer_id, "release")
     await jurors[1].referee.commit(offer_id, "release")
-    form = CasesForm(jurors[2].referee, id="cases")
+    form = CasesForm(LocalDoor(jurors[2]), id="cases")
     app = Host(form)
     async with app.run_test(size=SIZE) as pilot:
         form.query_one("#cases-table", DataTable).focus()
@@ -238,3 +239,27 @@ async def test_the_cases_keys_are_in_the_footer_and_the_help_one_key_away():
             await pilot.press("escape")
         await wait_for(pilot, lambda: app.screen is app.default_screen)
         assert wallet.referee.done == []
+
+
+async def test_a_mint_goes_through_the_registry():
+    """The mint's gate shows the request the registry states, and confirming it runs the
+    registry's `mint` (which states it again and confirms it in the engine)."""
+    from tests.tui.contract_wallet import ContractWallet
+
+    wallet = ContractWallet(referee=True)
+    offer_id = wallet.referee.cases()[1].offer_id  # the juror's case, not minted yet
+    form = CasesForm(LocalDoor(wallet), id="cases")
+    app = Host(form)
+    async with app.run_test(size=SIZE) as pilot:
+        form.query_one("#cases-table", DataTable).focus()
+        await wait_for(pilot, lambda: form.cases, what="the cases")
+        await pilot.press("down")
+        await wait_for(pilot, lambda: form.selected == offer_id, what="the juror's case")
+        gate = await open_gate(pilot, app, "m")
+        assert gate.request == commands.state(wallet, "mint", {"offer": offer_id})
+        assert wallet.referee.done == []
+        await pilot.press("y")
+        await wait_for(pilot, lambda: not isinstance(app.screen, GateScreen), what="done")
+        assert wallet.referee.done == [("arbiter-mint", offer_id)]
+        await wait_for(pilot, lambda: form.cases[1].minted, what="the list shows it")
+
