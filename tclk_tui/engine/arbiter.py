@@ -40,6 +40,7 @@ from tclk_tui.engine.views import BoardQuery
 from tclk_tui.engine.vote_round import RoundView, offer_round
 from tclk_tui.protocol.arbitration import split_secret
 from tclk_tui.protocol.errors import TclkError
+from tclk_tui.protocol.frames import OfferFrame
 from tclk_tui.protocol.locks import (
     generate_hash_lock,
     hash_lock_from_preimage,
@@ -161,7 +162,7 @@ class RefereeDesk:
 
     # -- cases -------------------------------------------------------------------------------
 
-    def _panel(self, offer: dict) -> Panel | None:
+    def _panel(self, offer: OfferFrame) -> Panel | None:
         try:
             return panel_of(offer)
         except TclkError:
@@ -190,7 +191,7 @@ class RefereeDesk:
         self._members = (len(board), frozenset(out))
         return out
 
-    def _state(self, offer_id: str) -> tuple[ContractState, dict, Panel]:
+    def _state(self, offer_id: str) -> tuple[ContractState, OfferFrame, Panel]:
         board = self._w.board
         offer, record = board.offer_frame(offer_id), board.offer_record(offer_id)
         panel = self._panel(offer) if offer else None
@@ -237,11 +238,11 @@ class RefereeDesk:
             note="" if self._w.did in lines or not self._mints(offer, panel) else
             "publish the statement before anyone can accept")
 
-    def _mints(self, offer: dict, panel: Panel) -> bool:
+    def _mints(self, offer: OfferFrame, panel: Panel) -> bool:
         return panel.kind == "arbiter" or offer["lock"] == "point" or \
             panel.dealer == self._w.did
 
-    def _held(self, offer: dict, panel: Panel, index: int) -> str | None:
+    def _held(self, offer: OfferFrame, panel: Panel, index: int) -> str | None:
         """What we would release: the arbiter's secret, or this juror's share."""
         vault = self._w.vault
         offer_id, nonce = offer["id"], offer["nonce"]
@@ -359,7 +360,7 @@ class RefereeDesk:
         await self._w.outbox.publish(OFFER_ROOM, encode_statement(offer_id, statement))
         return self.case(offer_id)
 
-    async def _deal_hash_shares(self, offer: dict, panel: Panel) -> str:
+    async def _deal_hash_shares(self, offer: OfferFrame, panel: Panel) -> str:
         """Split a fresh preimage, seal each juror its share, keep ours, forget the preimage.
         Every juror must be reachable before the first share goes out."""
         missing = await self._unsealable(offer["id"])

@@ -8,7 +8,7 @@ reading, under the round's deadline.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Collection
+from collections.abc import Awaitable, Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
@@ -119,7 +119,8 @@ class ArbitrationDesk:
 
     def __init__(self, read_room: Callable[[str], Awaitable[list[TranscriptRecord]]],
                  post_line: Callable[[str, str], Awaitable[None]],
-                 offer_of: Callable[[str], dict | None] = lambda contract: None) -> None:
+                 offer_of: Callable[[str], Mapping[str, Any] | None] = lambda contract: None
+                 ) -> None:
         self._read_room = read_room
         self._post_line = post_line
         self._offer_of = offer_of  # the offer a contract was accepted from, when known

@@ -168,7 +168,7 @@ def audit_transcripts(rooms: dict[str, list[TranscriptRecord]],
     contracts = []
     for record in board:
         frame = try_decode_frame(record.line)
-        if frame and frame.get("type") == "accept" and frame["contract"] not in contracts:
+        if frame and frame["type"] == "accept" and frame["contract"] not in contracts:
             contracts.append(frame["contract"])
     for contract in contracts:
         try:

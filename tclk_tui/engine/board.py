@@ -15,6 +15,7 @@ from tclk_tui.engine.decoded import DecodedLines
 from tclk_tui.engine.events import BoardChanged
 from tclk_tui.engine.views import BoardQuery, OfferRow
 from tclk_tui.protocol.errors import LineError, TclkError
+from tclk_tui.protocol.frames import AcceptFrame, CancelFrame, OfferFrame
 from tclk_tui.protocol.locks import is_valid_statement
 from tclk_tui.protocol.machine import apply_frame, open_contract
 from tclk_tui.protocol.naming import OFFER_ROOM
@@ -40,9 +41,9 @@ class OffersBoard:
         # How an offer's amount reads as money here (engine.money); minimal units without it.
         self._amount_text = amount_text
         self._rows: dict[str, OfferRow] = {}
-        self._frames: dict[str, dict] = {}
+        self._frames: dict[str, OfferFrame] = {}
         self._records: dict[str, TranscriptRecord] = {}
-        self._accepts: dict[str, tuple[TranscriptRecord, dict]] = {}
+        self._accepts: dict[str, tuple[TranscriptRecord, AcceptFrame]] = {}
         self._statements: dict[str, str] = {}
         self._panel_lines: dict[str, dict[str, str]] = {}  # offer id -> member DID -> statement
         self._capabilities: dict[str, tuple[str, ...] | None] = {}
@@ -143,16 +144,15 @@ class OffersBoard:
             return "rejected", str(reason)
         if frame.get("from") != record.sender:
             return "rejected", f"{frame['type']}.from does not match the record sender"
-        kind = frame["type"]
-        if kind == "offer":
+        if frame["type"] == "offer":
             return self._ingest_offer(record, frame)
-        if kind == "accept":
+        if frame["type"] == "accept":
             return self._ingest_accept(record, frame)
-        if kind == "cancel":
+        if frame["type"] == "cancel":
             return self._ingest_cancel(record, frame)
-        return "rejected", f"{kind} must be posted in the derived deal room"
+        return "rejected", f"{frame['type']} must be posted in the derived deal room"
 
-    def _ingest_offer(self, record: TranscriptRecord, frame: dict) -> tuple[str, str]:
+    def _ingest_offer(self, record: TranscriptRecord, frame: OfferFrame) -> tuple[str, str]:
         offer_id = frame["id"]
         if offer_id in self._rows:
             return "rejected", "offer already on the board"
@@ -187,7 +187,7 @@ class OffersBoard:
         if row is not None and row.status == AWAITING and not self._awaits_statement(offer_id):
             self._rows[offer_id] = self._with_clock_status(replace(row, status="open"))
 
-    def _ingest_accept(self, record: TranscriptRecord, frame: dict) -> tuple[str, str]:
+    def _ingest_accept(self, record: TranscriptRecord, frame: AcceptFrame) -> tuple[str, str]:
         offer_id = frame["ref"]
         offer = self._frames.get(offer_id)
         row = self._rows.get(offer_id)
@@ -205,7 +205,7 @@ class OffersBoard:
         self._rows[offer_id] = replace(row, status="accepted")
         return "updated", offer_id
 
-    def _ingest_cancel(self, record: TranscriptRecord, frame: dict) -> tuple[str, str]:
+    def _ingest_cancel(self, record: TranscriptRecord, frame: CancelFrame) -> tuple[str, str]:
         # A proposed offer is cancelled by its sender naming the offer id in `contract`
         # (the machine ignores `contract` while proposed, so any hex32 is valid there).
         offer_id = frame["contract"]
@@ -231,7 +231,7 @@ class OffersBoard:
         self._statement_in(offer_id)
         return "updated", offer_id
 
-    def _ingest_panel_line(self, record: TranscriptRecord, offer: dict, panel: Panel,
+    def _ingest_panel_line(self, record: TranscriptRecord, offer: OfferFrame, panel: Panel,
                            offer_id: str, statement: str) -> tuple[str, str]:
         """A statement (arbiter, dealer) or a share point (juror) of an offer naming a panel."""
         minters = panel.members if panel.kind == "committee" and offer["lock"] == "point" \
@@ -336,21 +336,21 @@ class OffersBoard:
             return self._preview.get(offer_id)
         return row
 
-    def offer_frame(self, offer_id: str) -> dict | None:
+    def offer_frame(self, offer_id: str) -> OfferFrame | None:
         return self._frames.get(offer_id)
 
     def offer_record(self, offer_id: str) -> TranscriptRecord | None:
         return self._records.get(offer_id)
 
-    def accept_of(self, offer_id: str) -> tuple[TranscriptRecord, dict] | None:
+    def accept_of(self, offer_id: str) -> tuple[TranscriptRecord, AcceptFrame] | None:
         return self._accepts.get(offer_id)
 
-    def naming(self, text: str) -> list[dict]:
+    def naming(self, text: str) -> list[OfferFrame]:
         """The offers whose signed line contains `text` (a DID a panel names), unsorted: cheap
         enough to ask once a second of a 20,000-offer board."""
         return [self._frames[oid] for oid, row in self._rows.items() if text in row.line]
 
-    def offer_of_contract(self, contract: str) -> dict | None:
+    def offer_of_contract(self, contract: str) -> OfferFrame | None:
         """The offer whose accept on the board makes `contract`, if one does."""
         for offer_id, (_record, frame) in self._accepts.items():
             if frame.get("contract") == contract:
@@ -410,7 +410,7 @@ class OffersBoard:
         return rows
 
 
-def _panel(offer: dict) -> Panel | None:
+def _panel(offer: OfferFrame) -> Panel | None:
     try:
         return panel_of(offer)
     except TclkError:

@@ -6,7 +6,7 @@ journal row always says what its fold says.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from tclk_tui.engine.board import OffersBoard
@@ -201,7 +201,7 @@ class DealBook:
         frame = try_decode_frame(record.line)
         if frame is None or frame.get("from") != record.sender:
             return None
-        offer: dict[str, Any] | None
+        offer: Mapping[str, Any] | None
         offer_record: TranscriptRecord | None
         if frame["type"] == "offer":
             offer_id, offer, offer_record = frame["id"], frame, record

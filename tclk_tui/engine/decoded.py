@@ -8,10 +8,9 @@ read, never changed, by those who share them.
 
 from __future__ import annotations
 
-from typing import Any
-
 from tclk_tui.protocol.codec import decode_frame, reparse_frame
 from tclk_tui.protocol.errors import TclkError
+from tclk_tui.protocol.frames import Frame
 
 
 class DecodedLines:
@@ -20,9 +19,9 @@ class DecodedLines:
     __slots__ = ("_answers",)
 
     def __init__(self) -> None:
-        self._answers: dict[str, tuple[dict[str, Any] | None, str | None]] = {}
+        self._answers: dict[str, tuple[Frame | None, str | None]] = {}
 
-    def decode(self, line: str) -> tuple[dict[str, Any] | None, str | None]:
+    def decode(self, line: str) -> tuple[Frame | None, str | None]:
         """(frame, None), or (None, the decoder's reason) for a line that is not a frame."""
         answer = self._answers.get(line)
         if answer is None:
@@ -43,6 +42,6 @@ class DecodedLines:
             except TclkError:
                 pass
 
-    def frame(self, line: str) -> dict[str, Any] | None:
+    def frame(self, line: str) -> Frame | None:
         """`try_decode_frame(line)`."""
         return self.decode(line)[0]

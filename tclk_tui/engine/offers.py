@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import secrets as _secrets
 from collections.abc import Callable, Mapping
-from typing import Protocol
+from typing import Any, Protocol
 
 from tclk_tui.engine.accept_legal import judge_accept, may_accept
 from tclk_tui.engine.board import AWAITING, OffersBoard
@@ -27,6 +27,7 @@ from tclk_tui.engine.views import DealView, FieldProblem, OfferDraft
 from tclk_tui.protocol.builders import make_accept, make_offer
 from tclk_tui.protocol.codec import encode_frame
 from tclk_tui.protocol.errors import TclkError
+from tclk_tui.protocol.frames import OfferFrame
 from tclk_tui.protocol.locks import validate_deadlines
 from tclk_tui.protocol.naming import OFFER_ROOM
 from tclk_tui.protocol.panel import panel_context, panel_of
@@ -224,7 +225,7 @@ class OfferDesk:
             kept = deal is not None and deal.letter is not None
             raise _accept_outcome(exc, private=deliver is not None, kept=kept) from None
 
-    async def _accept(self, offer_id: str, offer: dict, board_status: str,
+    async def _accept(self, offer_id: str, offer: OfferFrame, board_status: str,
                       record: TranscriptRecord, deliver: PrivateDelivery | None) -> DealView:
         role = "payee" if offer["role"] == "payer" else "payer"
         nonce = _secrets.token_hex(8)
@@ -280,7 +281,7 @@ class PrivateDelivery(Protocol):
 
     def sign(self, line: str) -> dict: ...
 
-    async def send(self, offer: dict, letter: dict) -> object: ...
+    async def send(self, offer: Mapping[str, Any], letter: dict) -> object: ...
 
 
 def _accept_outcome(exc: JournalUnwritable, *, private: bool,

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from tclk_tui.engine.errors import EngineError, JournalUnwritable, journaling
 from tclk_tui.engine.events import Notice, NoticeLevel
@@ -76,7 +76,7 @@ class PrivateAccept:
         return {"kind": "accept", "nonce": str(nonce), "line": line,
                 "sig": self._wallet.identity.sign(OFFER_ROOM, nonce, line)}
 
-    async def send(self, offer: dict, letter: dict) -> TranscriptRecord:
+    async def send(self, offer: Mapping[str, Any], letter: dict) -> TranscriptRecord:
         return await send_accept(self._wallet, offer["from"], letter)
 
 

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from tclk_tui.engine.deal import DealSession
 from tclk_tui.engine.errors import EngineError
@@ -122,7 +123,7 @@ def rooms_refusal(deals: Iterable[DealSession], budget: VenueBudget | None, *,
     return f"{what} is refused before anything is signed: {why}"
 
 
-def accept_needs_rooms(offer: dict) -> int:
+def accept_needs_rooms(offer: Mapping[str, Any]) -> int:
     """An accept of an offer whose role is payee makes us the payer, and our lock creates the
     deal's room (named after a contract id that exists only once the accept is built)."""
     return 1 if offer.get("role") == "payee" else 0

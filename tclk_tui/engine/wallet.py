@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from tclk_tui.engine import arbitration as arb
 from tclk_tui.engine import private_deals
@@ -330,7 +331,7 @@ class Wallet:
         return arb.ArbitrationDesk(self._room_records, self._post_vote_line,
                                    self.offer_of_contract)
 
-    def offer_of_contract(self, contract: str) -> dict | None:
+    def offer_of_contract(self, contract: str) -> Mapping[str, Any] | None:
         """The offer a contract was accepted from, if this wallet knows it (its deals, then
         the board's accepts)."""
         for deal in self.book:

@@ -16,12 +16,12 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from tclk_tui.protocol.canonical import canonical_json, to_ascii, utf16_len
 from tclk_tui.protocol.canonical_lines import read_canonical as _read_canonical
 from tclk_tui.protocol.errors import FrameError
-from tclk_tui.protocol.frames import validate_frame
+from tclk_tui.protocol.frames import Frame, validate_frame
 from tclk_tui.protocol.rails import check_emission_rails
 
 TCLK_VERSION: Final = "tclk/1"
@@ -98,7 +98,7 @@ def encode_frame(frame: Mapping[str, Any]) -> str:
     return line
 
 
-def decode_frame(text: object) -> dict[str, Any]:
+def decode_frame(text: object) -> Frame:
     """Parse and validate one room message; raises FrameError, never anything else.
 
     Steps in the reference's order: prefix, 4096 cap (UTF-16 units, before the ASCII guard),
@@ -112,8 +112,8 @@ def decode_frame(text: object) -> dict[str, Any]:
     if type(text) is str:
         frame = _read_canonical(text)
         if frame is not None:
-            return frame
-    return decode_frame_reference(text)
+            return cast("Frame", frame)  # the grammar reads valid frames only
+    return cast("Frame", decode_frame_reference(text))  # validated: one of the frame types
 
 
 def decode_frame_reference(text: object) -> dict[str, Any]:
@@ -145,7 +145,7 @@ def decode_frame_reference(text: object) -> dict[str, Any]:
     return frame
 
 
-def reparse_frame(text: str) -> dict[str, Any]:
+def reparse_frame(text: str) -> Frame:
     """The frame of a line that `decode_frame` accepted before, parsed without checking again.
 
     `validate_frame` neither coerces nor copies, so for such a line this equals
@@ -165,10 +165,10 @@ def reparse_frame(text: str) -> dict[str, Any]:
             value = frame.get(name)
             if type(value) is float:
                 frame[name] = int(value)
-    return frame
+    return cast("Frame", frame)  # decoded before: one of the frame types
 
 
-def try_decode_frame(text: object) -> dict[str, Any] | None:
+def try_decode_frame(text: object) -> Frame | None:
     """`decode_frame`, or None for any line that is not a valid frame (foreign or hostile)."""
     try:
         return decode_frame(text)

@@ -34,6 +34,7 @@ from tclk_tui.protocol.canonical_lines import read_canonical as _read_canonical
 from tclk_tui.protocol.codec import decode_frame, decode_frame_reference
 from tclk_tui.protocol.didkey import DID_RE, public_key_from_did_key
 from tclk_tui.protocol.errors import TclkError
+from tclk_tui.protocol.frames import Frame, OfferFrame
 from tclk_tui.protocol.ids import contract_id
 from tclk_tui.protocol.jsondepth import too_deep
 from tclk_tui.protocol.machine import (
@@ -431,7 +432,7 @@ class Fold(ReadMapping):
     steps: tuple[FoldStep, ...]
 
 
-def _decoded(line: str) -> tuple[dict[str, Any] | None, str | None]:
+def _decoded(line: str) -> tuple[Frame | None, str | None]:
     try:
         return decode_frame(line), None
     except TclkError as exc:
@@ -744,7 +745,7 @@ def find_contract_handshake(
     authenticated offer and no pair was found.
     """
     deal_room(contract)  # raises on a malformed contract id
-    offers: dict[str, tuple[TranscriptRecord | Any, dict[str, Any]]] = {}
+    offers: dict[str, tuple[TranscriptRecord | Any, OfferFrame]] = {}
     orphan_accept = False
     for record in records:
         fields = _record_fields(record)
@@ -753,10 +754,9 @@ def find_contract_handshake(
         frame, _ = _decoded(fields[3])
         if frame is None or frame.get("from") != fields[4]:
             continue
-        kind = frame.get("type")
-        if kind == "offer":
+        if frame["type"] == "offer":
             offers.setdefault(frame["id"], (record, frame))
-        elif kind == "accept" and frame.get("contract") == contract:
+        elif frame["type"] == "accept" and frame["contract"] == contract:
             known = offers.get(frame["ref"])
             if known is None:
                 orphan_accept = True

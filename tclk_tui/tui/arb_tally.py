@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Protocol
+
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -15,9 +18,23 @@ from tclk_tui.tui.calm_input import CalmInput
 from tclk_tui.tui.errors import describe_error
 from tclk_tui.tui.formatting import short_did
 from tclk_tui.tui.marks import PROBLEM
-from tclk_tui.tui.ports import TallyLike
 from tclk_tui.tui.safe import literal
 
+
+class TallyLike(Protocol):
+    """What the `tally` command answers (`engine.arbitration.Tally`), as this form reads it."""
+
+    @property
+    def commits(self) -> Mapping[str, str]: ...
+
+    @property
+    def reveals(self) -> Mapping[str, str]: ...
+
+    @property
+    def counts(self) -> Mapping[str, int]: ...
+
+    @property
+    def problems(self) -> Sequence[str]: ...
 
 def tally_text(tally: TallyLike) -> Text:
     commits, reveals = dict(tally.commits), dict(tally.reveals)

@@ -1,7 +1,8 @@
 """An in-memory wallet that speaks the engine contract with real view values.
 
-The panes and the app only ever see the engine through `tclk_tui.tui.ports`; this class
-implements that surface over plain `OfferRow`/`DealView`/`GateRequest` values so the app can be
+The panes and the app only ever see the engine through its door (`tclk_tui.engine.door`):
+`LocalDoor(ContractWallet())` runs the real registry's commands over this class, which
+implements what they call over plain `OfferRow`/`DealView`/`GateRequest` values so the app can be
 driven deterministically (pinned clock, no randomness, no I/O). The arbitration pane reaches it
 through `LocalDoor(wallet)` and the real command registry, so it holds what the registry's
 runners call (`arbitration`, `referee`, `now_ms`). Flows against the real engine live in

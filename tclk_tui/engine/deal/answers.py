@@ -86,7 +86,7 @@ class DealAnswers(DealRail):
             # Only a heartbeat the fold accepted (so from a party) and not our own.
             if step.ok and step.type == "heartbeat" and record.sender != self.ctx.did:
                 frame = try_decode_frame(record.line)
-                note = frame.get("note", "") if frame else ""
+                note = frame.get("note", "") if frame and frame["type"] == "heartbeat" else ""
                 break
         answers = self.legal_actions()
         disagreement = self.disagreement()

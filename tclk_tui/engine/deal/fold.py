@@ -251,7 +251,8 @@ class DealFold:
         if offerer == self.ctx.did or self.accept_record is None:
             return None
         withdrawn = any(r.sender == offerer and self._verified(r)
-                        and (try_decode_frame(r.line) or {}).get("type") == "cancel"
+                        and (f := try_decode_frame(r.line)) is not None
+                        and f["type"] == "cancel"
                         for r in self.board_records)
         if not (self.accept_private or withdrawn):
             return None

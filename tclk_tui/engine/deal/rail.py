@@ -138,7 +138,7 @@ class DealRail(DealFold):
             if record.sender not in parties:
                 continue
             frame = try_decode_frame(record.line)
-            if frame and frame.get("type") == "lock" and frame.get("contract") == state.contract:
+            if frame and frame["type"] == "lock" and frame["contract"] == state.contract:
                 found.append((frame["rail"], frame["ref"]))
         if state.contract:
             found += [(rail_id, state.contract) for rail_id in self.offer["rails"]]

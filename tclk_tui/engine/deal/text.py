@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 
 def short(did: str | None) -> str:
     if not did:
@@ -9,7 +12,7 @@ def short(did: str | None) -> str:
     return f"{did[:12]}…{did[-4:]}" if len(did) > 20 else did
 
 
-def describe_frame(frame: dict, amount_text: str | None = None) -> str:
+def describe_frame(frame: Mapping[str, Any], amount_text: str | None = None) -> str:
     """A frame in plain words for the transcript view (values are quoted, never interpreted);
     an offer's amount as `amount_text` says it reads (engine.money), when given."""
     kind = frame.get("type")
