@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tclk_tui.engine.board import OffersBoard
+from tclk_tui.engine.board.offers_board import OffersBoard
 from tclk_tui.engine.views import BoardQuery, OfferDraft
 from tclk_tui.engine.wallet import Wallet
 from tclk_tui.protocol.adaptor import get_public_key

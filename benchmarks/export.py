@@ -25,7 +25,7 @@ from typing import Any
 
 from ingest import ring_records, verify_floor  # benchmarks/ingest.py, beside this script
 
-from tclk_tui.engine.decoded import DecodedLines
+from tclk_tui.engine.sync.decoded import DecodedLines
 from tclk_tui.protocol.naming import OFFER_ROOM
 from tclk_tui.technocore import verify
 from tclk_tui.technocore.records import RoomExport, parse_export, signature_key

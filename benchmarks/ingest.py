@@ -48,10 +48,10 @@ from typing import Any
 from engine import signed_offers  # benchmarks/engine.py, beside this script
 from nacl.bindings import crypto_sign_open
 
-from tclk_tui.engine.board import OffersBoard
+from tclk_tui.engine.board.offers_board import OffersBoard
 from tclk_tui.engine.door import LocalDoor
 from tclk_tui.engine.evidence import Evidence
-from tclk_tui.engine.room_sync import RoomSync
+from tclk_tui.engine.sync.room_sync import RoomSync
 from tclk_tui.engine.views import BoardQuery
 from tclk_tui.engine.wallet import Wallet
 from tclk_tui.protocol.didkey import public_key_from_did_key

@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tclk_tui.engine.board import OffersBoard
+from tclk_tui.engine.board.offers_board import OffersBoard
 from tclk_tui.engine.door import LocalDoor
 from tclk_tui.engine.views import OfferRow
 from tclk_tui.protocol.adaptor import get_public_key

@@ -207,7 +207,7 @@ async def _on_the_vault_alone(args: argparse.Namespace, name: str,
     profile's lock (an engine opening meanwhile would make a seed of its own)."""
     from tclk_tui.engine.errors import ProfileBusy
     from tclk_tui.engine.paths import make_private_dir
-    from tclk_tui.engine.secrets_gates import VaultAlone
+    from tclk_tui.engine.secrets.gates import VaultAlone
     from tclk_tui.store.profile_lock import ProfileLock, ProfileLocked
 
     folder = profile_dir(args)

@@ -34,7 +34,7 @@ from typing import Any
 from tclk_tui import __version__
 from tclk_tui.agents.desk import AgentDesk
 from tclk_tui.agents.errors import ToolError
-from tclk_tui.engine.read_scheduler import ReadScheduler, Want
+from tclk_tui.engine.sync.read_scheduler import ReadScheduler, Want
 
 log = logging.getLogger("tclk_tui.agents")
 

@@ -25,7 +25,7 @@ from tclk_tui.daemon import wire
 from tclk_tui.daemon.client import DaemonClient
 from tclk_tui.daemon.codec import Decoder, to_wire
 from tclk_tui.daemon.wire import RpcError
-from tclk_tui.engine.arbitration import CombineResult, Tally, VoteCommit
+from tclk_tui.engine.arbitration.desk import CombineResult, Tally, VoteCommit
 from tclk_tui.engine.commands import CommandError, Unconfirmed
 from tclk_tui.engine.errors import EngineError
 from tclk_tui.engine.events import (
@@ -39,7 +39,7 @@ from tclk_tui.engine.events import (
     VenueStatus,
 )
 from tclk_tui.engine.gates import GateFact, GateRequest
-from tclk_tui.engine.venue_budget import VenueBudgetView
+from tclk_tui.engine.sync.venue_budget import VenueBudgetView
 from tclk_tui.engine.views import (
     OFFER_ID_CHARS,
     Deadlines,

@@ -12,8 +12,8 @@ from collections.abc import Awaitable, Callable, Container
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tclk_tui.engine.arbitration.vote_round import RoundView, offer_round
 from tclk_tui.engine.errors import os_error_sentence
-from tclk_tui.engine.vote_round import RoundView, offer_round
 from tclk_tui.protocol.codec import try_decode_frame
 from tclk_tui.protocol.errors import TclkError
 from tclk_tui.protocol.naming import OFFER_ROOM, deal_room

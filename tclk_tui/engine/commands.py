@@ -49,10 +49,10 @@ from tclk_tui.engine.id_prefix import id_prefix
 from tclk_tui.engine.words import rehearsal_note
 
 if TYPE_CHECKING:
-    from tclk_tui.engine.arbitration import Tally
+    from tclk_tui.engine.arbitration.desk import Tally
     from tclk_tui.engine.audit import AuditReport
     from tclk_tui.engine.deal import DealSession
-    from tclk_tui.engine.secrets_gates import SeedGates
+    from tclk_tui.engine.secrets.gates import SeedGates
     from tclk_tui.engine.views import DealView
     from tclk_tui.engine.wallet import Wallet
 
@@ -112,7 +112,7 @@ def as_command_error(exc: BaseException) -> CommandError | None:
     """
     import sqlite3
 
-    from tclk_tui.engine.arbitration import ArbitrationError
+    from tclk_tui.engine.arbitration.desk import ArbitrationError
     from tclk_tui.protocol.errors import TclkError
     from tclk_tui.technocore.errors import VenueError
     from tclk_tui.vault.errors import VaultError
@@ -522,7 +522,7 @@ async def _identity(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
 
 
 async def _board(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
-    from tclk_tui.engine.board_filter import parse_filter
+    from tclk_tui.engine.board.filter import parse_filter
 
     rows = wallet.board.query(parse_filter(p["filter"] or "",
                                            status=None if p["all"] else "open"))
@@ -829,7 +829,7 @@ async def _evidence(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any]:
 
 
 async def _seed_backup(owner: SeedOwner, p: dict[str, Any]) -> dict[str, Any] | Unconfirmed:
-    from tclk_tui.engine.secrets_gates import SEED_BACKUP_CODE
+    from tclk_tui.engine.secrets.gates import SEED_BACKUP_CODE
 
     request = SEED_BACKUP.stated(owner, p)
     if not p["yes"]:
@@ -853,7 +853,7 @@ def _seed_restore_state(owner: SeedOwner, p: dict[str, Any]) -> GateRequest:
 
 
 async def _seed_restore(owner: SeedOwner, p: dict[str, Any]) -> dict[str, Any] | Unconfirmed:
-    from tclk_tui.engine.secrets_gates import SEED_RESTORE_CODE
+    from tclk_tui.engine.secrets.gates import SEED_RESTORE_CODE
 
     gates = owner.gates
     request = gates.request_seed_restore(p["seed"])
@@ -888,27 +888,27 @@ async def _secret_reveal(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any] | 
 
 
 def _split_state(wallet: Wallet, p: dict[str, Any]) -> GateRequest:
-    from tclk_tui.engine.share_gates import split_request
+    from tclk_tui.engine.arbitration.share_gates import split_request
 
     return split_request(wallet.arbitration, p["kind"], p["secret"], p["parts"],
                          wallet.now_ms())[0]
 
 
 def _combine_state(wallet: Wallet, p: dict[str, Any]) -> GateRequest:
-    from tclk_tui.engine.share_gates import combine_request
+    from tclk_tui.engine.arbitration.share_gates import combine_request
 
     return combine_request(wallet.arbitration, p["kind"], p["shares"], p["statement"],
                            wallet.now_ms())[0]
 
 
 def _commit_vote_state(wallet: Wallet, p: dict[str, Any]) -> GateRequest:
-    from tclk_tui.engine.share_gates import vote_request
+    from tclk_tui.engine.arbitration.share_gates import vote_request
 
     return vote_request(wallet.arbitration, p["contract"], p["verdict"], wallet.now_ms())[0]
 
 
 async def _split(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any] | Unconfirmed:
-    from tclk_tui.engine.share_gates import split_request
+    from tclk_tui.engine.arbitration.share_gates import split_request
 
     request, shares = split_request(wallet.arbitration, p["kind"], p["secret"], p["parts"],
                                     wallet.now_ms())
@@ -918,7 +918,7 @@ async def _split(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any] | Unconfir
 
 
 async def _combine(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any] | Unconfirmed:
-    from tclk_tui.engine.share_gates import combine_request
+    from tclk_tui.engine.arbitration.share_gates import combine_request
 
     request, result = combine_request(wallet.arbitration, p["kind"], p["shares"],
                                       p["statement"], wallet.now_ms())
@@ -928,7 +928,7 @@ async def _combine(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any] | Unconf
 
 
 async def _commit_vote(wallet: Wallet, p: dict[str, Any]) -> dict[str, Any] | Unconfirmed:
-    from tclk_tui.engine.share_gates import vote_request
+    from tclk_tui.engine.arbitration.share_gates import vote_request
 
     request, vote = vote_request(wallet.arbitration, p["contract"], p["verdict"],
                                  wallet.now_ms())

@@ -1,6 +1,6 @@
 """One "last safe moment" per deal, and how close it is.
 
-The engine warns (by itself it only refunds, once the window is open: engine/autopilot.py).
+The engine warns (by itself it only refunds, once the window is open: engine/deal/autopilot.py).
 The moment depends on whose move it is: the payer must lock while the payee still has a claim
 window, the payee must reveal before `claimByMs` (after it the reveal races the refund), and a
 locked payer waits for the refund window to open.

@@ -18,7 +18,7 @@ from tclk_tui.engine import commands
 from tclk_tui.engine.commands import REGISTRY, THEME_SETTING, Unconfirmed
 from tclk_tui.engine.events import Alert, Event, VenueStatus
 from tclk_tui.engine.gates import GateRefused, GateRequest
-from tclk_tui.engine.venue_budget import VenueBudgetView
+from tclk_tui.engine.sync.venue_budget import VenueBudgetView
 from tclk_tui.engine.views import (
     BoardQuery,
     DealView,

@@ -19,8 +19,8 @@ import hmac
 from collections.abc import Callable, Collection, Sequence
 
 from tclk_tui.engine.deal import DealSession
-from tclk_tui.engine.decoded import DecodedLines
-from tclk_tui.engine.keeper import VaultKeeper
+from tclk_tui.engine.secrets.keeper import VaultKeeper
+from tclk_tui.engine.sync.decoded import DecodedLines
 from tclk_tui.protocol.codec import try_decode_frame
 from tclk_tui.protocol.locks import verify_secret
 from tclk_tui.protocol.side_lines import is_vote_line

@@ -18,33 +18,33 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from tclk_tui.engine import arbitration as arb
-from tclk_tui.engine import private_deals
 from tclk_tui.engine.alerts import AlertDesk
-from tclk_tui.engine.arbiter import RefereeDesk, RefereeParts
-from tclk_tui.engine.autopilot import Autopilot
+from tclk_tui.engine.arbitration import desk as arb
+from tclk_tui.engine.arbitration.referee import RefereeDesk, RefereeParts
 from tclk_tui.engine.background import Background
-from tclk_tui.engine.board import OffersBoard
-from tclk_tui.engine.capabilities import Capabilities
-from tclk_tui.engine.deadline_watch import DeadlineWatch
+from tclk_tui.engine.board.capabilities import Capabilities
+from tclk_tui.engine.board.offer_desk import OfferDesk
+from tclk_tui.engine.board.offers_board import OffersBoard
 from tclk_tui.engine.deal import DealSession
-from tclk_tui.engine.deal_book import DealBook
+from tclk_tui.engine.deal.autopilot import Autopilot
+from tclk_tui.engine.deal.book import DealBook
+from tclk_tui.engine.deal.deadline_watch import DeadlineWatch
+from tclk_tui.engine.deal.fee_waits import FeeWaitDesk
+from tclk_tui.engine.deal.rail_watch import RailWatch
 from tclk_tui.engine.errors import EngineError, ProfileBusy
 from tclk_tui.engine.events import Alert, EventBus, VenueStatus
 from tclk_tui.engine.evidence import Evidence
-from tclk_tui.engine.fee_waits import FeeWaitDesk
 from tclk_tui.engine.gates import GateRequest, StatedGates
-from tclk_tui.engine.identity_key import IDENTITY_ENTRY
-from tclk_tui.engine.keeper import VaultKeeper
-from tclk_tui.engine.mailbox import PrivateMail
 from tclk_tui.engine.money import money_reader
-from tclk_tui.engine.offers import OfferDesk
-from tclk_tui.engine.outbox import Outbox
-from tclk_tui.engine.rail_watch import RailWatch
-from tclk_tui.engine.read_scheduler import ReadScheduler
-from tclk_tui.engine.room_sync import RoomSync
-from tclk_tui.engine.secrets_gates import SecretGates
-from tclk_tui.engine.venue_budget import (
+from tclk_tui.engine.secrets.gates import SecretGates
+from tclk_tui.engine.secrets.identity_key import IDENTITY_ENTRY
+from tclk_tui.engine.secrets.keeper import VaultKeeper
+from tclk_tui.engine.sync import private_deals
+from tclk_tui.engine.sync.mailbox import PrivateMail
+from tclk_tui.engine.sync.outbox import Outbox
+from tclk_tui.engine.sync.read_scheduler import ReadScheduler
+from tclk_tui.engine.sync.room_sync import RoomSync
+from tclk_tui.engine.sync.venue_budget import (
     VenueBudgetView,
     accept_needs_rooms,
     room_refusal,
@@ -94,7 +94,7 @@ class _Ctx:
     room_refusal: Callable[[str | None], str | None] | None = None
     # Reads the sealed mail now (a payee's released secret may be waiting there).
     read_mail: Callable[[], Awaitable[int]] | None = None
-    # Follows deal actions whose transaction waits for the fee (engine.fee_waits).
+    # Follows deal actions whose transaction waits for the fee (engine.deal.fee_waits).
     fee_waits: FeeWaitDesk | None = None
 
 

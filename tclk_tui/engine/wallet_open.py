@@ -15,13 +15,13 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tclk_tui.engine import private_deals
 from tclk_tui.engine.errors import EngineError, ProfileBusy
 from tclk_tui.engine.events import Notice
 from tclk_tui.engine.evm import load_evm_settings, open_evm_rail
-from tclk_tui.engine.identity_key import IDENTITY_ENTRY, load_identity
 from tclk_tui.engine.paths import make_private_dir
-from tclk_tui.engine.venue_budget import adopt_venue_limits, make_budget, share_from_env
+from tclk_tui.engine.secrets.identity_key import IDENTITY_ENTRY, load_identity
+from tclk_tui.engine.sync import private_deals
+from tclk_tui.engine.sync.venue_budget import adopt_venue_limits, make_budget, share_from_env
 from tclk_tui.engine.watch_policy import load_policy
 from tclk_tui.rails.base import SettlementRail
 from tclk_tui.rails.memory import MemoryRail
@@ -71,7 +71,7 @@ async def open_wallet(cls: type[Wallet], profile: str, *, venue_url: str, data_d
     """Open the profile (taking its lock) and, unless `offline`, read the venue once.
 
     `venue_share` is how many wallets share this host's address at the venue (default:
-    `TCLK_VENUE_SHARE`, else 2; see engine.venue_budget), `source_address` the local
+    `TCLK_VENUE_SHARE`, else 2; see engine.sync.venue_budget), `source_address` the local
     address its requests leave from.
 
     `offline` is for a call that answers from this wallet's own facts (its DID): it

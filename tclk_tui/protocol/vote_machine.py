@@ -20,7 +20,7 @@ The events:
 The commit phase is closed once every juror has committed or the deadline has passed
 (`commit_closed`); a wallet posts its own opening only then. Who is on the panel, whether a
 record's signature holds and whether its line parses are the reader's to check before a line
-reaches here (`engine.vote_round`).
+reaches here (`engine.arbitration.vote_round`).
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ from tclk_tui.tui.safe import literal
 
 
 class TallyLike(Protocol):
-    """What the `tally` command answers (`engine.arbitration.Tally`), as this form reads it."""
+    """What the `tally` command answers (`engine.arbitration.desk.Tally`), as this form reads it."""
 
     @property
     def commits(self) -> Mapping[str, str]: ...

@@ -1,4 +1,4 @@
-"""The board's sorting, beside its one-line filter (parsed by `engine.board_filter`).
+"""The board's sorting, beside its one-line filter (parsed by `engine.board.filter`).
 
 One input instead of a row of drop-downs keeps the board usable at 80x24 and entirely from the
 keyboard.

@@ -16,7 +16,7 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Input, Static
 
-from tclk_tui.engine.board_filter import FILTER_HINT, parse_filter
+from tclk_tui.engine.board.filter import FILTER_HINT, parse_filter
 from tclk_tui.engine.events import VenueStatus
 from tclk_tui.engine.views import BoardQuery, OfferRow
 from tclk_tui.engine.words import plural

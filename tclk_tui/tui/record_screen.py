@@ -12,7 +12,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Footer, Static
 
-from tclk_tui.engine.side_lines import SIDE_LINE_TYPES
+from tclk_tui.engine.arbitration.side_lines import SIDE_LINE_TYPES
 from tclk_tui.engine.views import RecordView
 from tclk_tui.engine.words import plain_words
 from tclk_tui.tui.dialog import Dialog

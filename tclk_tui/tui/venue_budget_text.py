@@ -1,13 +1,13 @@
 """The venue status's budget lines, in plain words: what this wallet may still ask of the venue.
 
 The numbers are the engine's (its share of the venue's per-address budgets, see
-engine.venue_budget); this only says them so an operator can tell at a glance whether a slow
+engine.sync.venue_budget); this only says them so an operator can tell at a glance whether a slow
 board is the venue being quiet or the wallet keeping within its limits.
 """
 
 from __future__ import annotations
 
-from tclk_tui.engine.venue_budget import VenueBudgetView
+from tclk_tui.engine.sync.venue_budget import VenueBudgetView
 from tclk_tui.tui.safe import clean
 
 

@@ -8,8 +8,8 @@ import asyncio
 
 import pytest
 
-from tclk_tui.engine import private_deals
 from tclk_tui.engine.gates import GateRefused
+from tclk_tui.engine.sync import private_deals
 from tests.engine.helpers import Pair, draft, lock_as_payer
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 
-from tclk_tui.engine import private_deals
 from tclk_tui.engine.commands import execute
-from tclk_tui.engine.mailbox import (
+from tclk_tui.engine.sync import private_deals
+from tclk_tui.engine.sync.mailbox import (
     EXPECTED_READS_PER_POLL,
     MAX_STRANGER_CHANNELS,
     MAX_UNREAD_PER_SENDER,

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from tclk_tui.engine import private_deals
 from tclk_tui.engine.deal import DealSession
 from tclk_tui.engine.errors import EngineError
+from tclk_tui.engine.sync import private_deals
 from tclk_tui.engine.views import DealView, OfferDraft
 from tclk_tui.engine.wallet import Wallet
 from tclk_tui.protocol.codec import encode_frame

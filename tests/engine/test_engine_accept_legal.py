@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tclk_tui.engine.accept_legal import may_accept
+from tclk_tui.engine.board.accept_legal import may_accept
 from tclk_tui.engine.errors import EngineError
 from tclk_tui.protocol.builders import make_offer
 from tclk_tui.protocol.naming import OFFER_ROOM

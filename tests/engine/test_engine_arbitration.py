@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tclk_tui.engine.arbitration import ArbitrationError
+from tclk_tui.engine.arbitration.desk import ArbitrationError
 from tclk_tui.protocol.locks import generate_hash_lock, generate_point_lock
 from tclk_tui.protocol.side_lines import encode_vote_commit, encode_vote_reveal
 from tests.engine.helpers import draft

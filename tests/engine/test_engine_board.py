@@ -188,7 +188,7 @@ def test_parallel_batch_verification_gives_the_serial_verdicts_in_order():
 
 
 def test_verdicts_from_the_venue_client_are_used_not_recomputed():
-    from tclk_tui.engine.board import OffersBoard
+    from tclk_tui.engine.board.offers_board import OffersBoard
     from tclk_tui.protocol.transcript import TranscriptRecord, VerifyResult
 
     record = TranscriptRecord(room="tclk-offers", seq=1, timestamp_ms=1, sender="nick",
@@ -202,7 +202,11 @@ def test_verdicts_from_the_venue_client_are_used_not_recomputed():
 
 def test_rejected_line_counts_stay_bounded_whatever_the_junk():
     """Every distinct junk value makes a distinct reason; the tally must not grow with them."""
-    from tclk_tui.engine.board import MAX_REJECT_REASON_CHARS, MAX_REJECT_REASONS, OffersBoard
+    from tclk_tui.engine.board.offers_board import (
+        MAX_REJECT_REASON_CHARS,
+        MAX_REJECT_REASONS,
+        OffersBoard,
+    )
     from tclk_tui.protocol.transcript import TranscriptRecord, VerifyResult
 
     board = OffersBoard()

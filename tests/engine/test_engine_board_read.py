@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from tclk_tui.engine.board import OffersBoard
+from tclk_tui.engine.board.offers_board import OffersBoard
 from tclk_tui.engine.events import BoardChanged, EventBus, Notice
-from tclk_tui.engine.room_sync import RoomSync
+from tclk_tui.engine.sync.room_sync import RoomSync
 from tclk_tui.engine.views import BoardQuery, OfferRow
 from tclk_tui.engine.wallet import Wallet
 from tclk_tui.protocol.naming import OFFER_ROOM

@@ -10,9 +10,9 @@ import hashlib
 import secrets
 
 from tclk_tui import cli_text
-from tclk_tui.engine import private_deals
 from tclk_tui.engine.commands import execute
 from tclk_tui.engine.errors import EngineError
+from tclk_tui.engine.sync import private_deals
 from tclk_tui.engine.wallet import Wallet
 from tclk_tui.protocol.builders import make_accept
 from tclk_tui.protocol.codec import encode_frame

@@ -64,7 +64,7 @@ async def test_a_line_the_venue_would_rewrite_is_refused_before_the_journal(pair
 
 
 async def test_a_verdict_that_would_not_survive_the_sweep_is_refused_at_commit(pair: Pair):
-    from tclk_tui.engine.arbitration import ArbitrationError
+    from tclk_tui.engine.arbitration.desk import ArbitrationError
 
     with pytest.raises(ArbitrationError, match="spaces"):
         pair.alice.arbitration.commit_vote("0x" + "ab" * 32, "guilty ")

@@ -9,9 +9,13 @@ import json
 
 import httpx
 
-from tclk_tui.engine import private_deals
 from tclk_tui.engine.events import Notice
-from tclk_tui.engine.mailbox import MAX_UNREAD_PER_SENDER, STRANGER_READS_PER_POLL, UNREAD_TTL_MS
+from tclk_tui.engine.sync import private_deals
+from tclk_tui.engine.sync.mailbox import (
+    MAX_UNREAD_PER_SENDER,
+    STRANGER_READS_PER_POLL,
+    UNREAD_TTL_MS,
+)
 from tclk_tui.engine.wallet import Wallet
 from tclk_tui.technocore.e2e import encrypt_line, new_channel, seal_channel
 from tests.engine.helpers import Pair, arbitrated_deal

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from tclk_tui.engine import private_deals
 from tclk_tui.engine.errors import EngineError
 from tclk_tui.engine.events import Notice
+from tclk_tui.engine.sync import private_deals
 from tclk_tui.protocol.codec import try_decode_frame
 from tclk_tui.protocol.naming import OFFER_ROOM, did_note
 from tclk_tui.technocore.e2e import choose_record

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import time
 
-from tclk_tui.engine.read_scheduler import ROOM_BURST, ROOM_SHARE, ReadScheduler, Want
+from tclk_tui.engine.sync.read_scheduler import ROOM_BURST, ROOM_SHARE, ReadScheduler, Want
 from tclk_tui.technocore.budget import VenueBudget
 from tclk_tui.technocore.client import VenueClient
 from tclk_tui.technocore.follow import RecordsEvent

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from tclk_tui.engine import private_deals
 from tclk_tui.engine.events import Notice
 from tclk_tui.engine.gates import GateRefused
+from tclk_tui.engine.sync import private_deals
 from tests.engine.helpers import Pair, arbitrated_deal, draft, reveal_as_payee
 
 
@@ -102,7 +102,7 @@ async def test_a_forged_release_from_a_stranger_is_refused(pair: Pair):
 
 async def test_the_payer_will_not_lock_a_statement_the_arbiter_did_not_publish(pair: Pair):
     """Bob (payee) puts his own statement in the accept of an arbitrated offer."""
-    from tclk_tui.engine.keeper import SecretPlan
+    from tclk_tui.engine.secrets.keeper import SecretPlan
     from tclk_tui.protocol.builders import make_accept
     from tclk_tui.protocol.codec import encode_frame
     from tclk_tui.protocol.naming import OFFER_ROOM

@@ -7,9 +7,9 @@ import pytest
 
 from tclk_tui.engine.errors import EngineError
 from tclk_tui.engine.events import VenueStatus
-from tclk_tui.engine.follow_policy import QUIET_AFTER_SETTLED_MS, deal_room_want
 from tclk_tui.engine.gates import GateRefused
-from tclk_tui.engine.read_scheduler import Want
+from tclk_tui.engine.sync.follow_policy import QUIET_AFTER_SETTLED_MS, deal_room_want
+from tclk_tui.engine.sync.read_scheduler import Want
 from tclk_tui.engine.wallet import Wallet, wall_clock_ms
 from tclk_tui.protocol.naming import OFFER_ROOM
 from tclk_tui.rails.memory import MemoryRail

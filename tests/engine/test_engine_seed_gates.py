@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from tclk_tui.engine.gates import GateRefused, GateRequest, StatedGates
-from tclk_tui.engine.identity_key import identity_of
-from tclk_tui.engine.secrets_gates import SEED_RESTORE_CODE, SeedGates
+from tclk_tui.engine.secrets.gates import SEED_RESTORE_CODE, SeedGates
+from tclk_tui.engine.secrets.identity_key import identity_of
 from tclk_tui.engine.wallet import Wallet
 from tclk_tui.vault.backend import MemoryVaultBackend
 from tclk_tui.vault.backup import parse_backup
@@ -134,7 +134,7 @@ async def test_an_open_wallet_never_replaces_its_seed(venue, tmp_path, clock):
 
 async def test_the_registry_holds_no_backup_after_its_answer():
     from tclk_tui.engine.commands import execute
-    from tclk_tui.engine.secrets_gates import VaultAlone
+    from tclk_tui.engine.secrets.gates import VaultAlone
 
     owner = VaultAlone(_vault())
     backup = _vault().export_seed()

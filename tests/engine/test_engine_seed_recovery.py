@@ -103,7 +103,7 @@ async def test_a_restored_offerer_binds_no_strangers_private_accept(pair: Pair, 
     """After the restore, a stranger's sealed accept of the withdrawn offer is read before the
     real one (here the real one is held back): its deal room holds no line of the offerer's,
     so it binds nothing; the real letter, read next, binds the deal."""
-    from tclk_tui.engine import private_deals
+    from tclk_tui.engine.sync import private_deals
     from tests.engine.test_engine_one_accept import _seal_accept
 
     offer_id = await _privately_accepted_and_locked(pair)

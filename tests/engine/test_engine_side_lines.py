@@ -5,9 +5,9 @@ statement line is rejected with the grammar's reason."""
 
 from __future__ import annotations
 
-from tclk_tui.engine.arbitration import commit_vote
-from tclk_tui.engine.board import OffersBoard
-from tclk_tui.engine.vote_round import count_votes, read_round
+from tclk_tui.engine.arbitration.desk import commit_vote
+from tclk_tui.engine.arbitration.vote_round import count_votes, read_round
+from tclk_tui.engine.board.offers_board import OffersBoard
 from tclk_tui.protocol.ids import offer_id
 from tclk_tui.protocol.naming import OFFER_ROOM, deal_room
 from tclk_tui.protocol.side_lines import (

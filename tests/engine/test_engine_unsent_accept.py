@@ -4,7 +4,7 @@ again."""
 
 from __future__ import annotations
 
-from tclk_tui.engine.keeper import SecretPlan
+from tclk_tui.engine.secrets.keeper import SecretPlan
 from tclk_tui.protocol.naming import OFFER_ROOM
 from tests.engine.helpers import Pair, draft
 

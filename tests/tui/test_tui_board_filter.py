@@ -1,7 +1,7 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tclk_tui.engine.board_filter import parse_filter
+from tclk_tui.engine.board.filter import parse_filter
 from tclk_tui.engine.views import BoardQuery
 from tclk_tui.tui.board_filter import SORT_KEYS, next_sort, sort_by
 

@@ -14,11 +14,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from tclk_tui.engine.arbitration.side_lines import read_side_line
 from tclk_tui.engine.deadlines import deal_deadlines
 from tclk_tui.engine.deal.text import describe_frame, short
 from tclk_tui.engine.events import DealAdvanced
 from tclk_tui.engine.ports import DealContext
-from tclk_tui.engine.side_lines import read_side_line
 from tclk_tui.engine.views import Deadlines, RecordView
 from tclk_tui.protocol.codec import try_decode_frame
 from tclk_tui.protocol.errors import TclkError

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from tclk_tui.engine.deal import DealSession
-from tclk_tui.engine.read_scheduler import Want
+from tclk_tui.engine.sync.read_scheduler import Want
 
 HOT_WINDOW_S = 60.0
 RECEIPT_WINDOW_S = 20.0

@@ -21,8 +21,9 @@ import secrets as _secrets
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from tclk_tui.engine import referee_gates
-from tclk_tui.engine.arbitration import commit_vote
+from tclk_tui.engine.arbitration import referee_gates
+from tclk_tui.engine.arbitration.desk import commit_vote
+from tclk_tui.engine.arbitration.vote_round import RoundView, offer_round
 from tclk_tui.engine.deal.text import ms_text, short
 from tclk_tui.engine.errors import EngineError
 from tclk_tui.engine.events import Notice
@@ -35,9 +36,8 @@ from tclk_tui.engine.gates import (
     wrong_code,
 )
 from tclk_tui.engine.money import money
-from tclk_tui.engine.private_deals import SETTING_HELD_SHARE, dealt_share
+from tclk_tui.engine.sync.private_deals import SETTING_HELD_SHARE, dealt_share
 from tclk_tui.engine.views import BoardQuery
-from tclk_tui.engine.vote_round import RoundView, offer_round
 from tclk_tui.protocol.arbitration import split_secret
 from tclk_tui.protocol.errors import TclkError
 from tclk_tui.protocol.frames import OfferFrame
@@ -61,12 +61,12 @@ from tclk_tui.technocore.errors import VenueError
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Mapping
 
-    from tclk_tui.engine.board import OffersBoard
+    from tclk_tui.engine.board.offers_board import OffersBoard
     from tclk_tui.engine.events import EventBus
     from tclk_tui.engine.evidence import Evidence
     from tclk_tui.engine.gates import StatedGates
-    from tclk_tui.engine.mailbox import PrivateMail
-    from tclk_tui.engine.outbox import Outbox
+    from tclk_tui.engine.sync.mailbox import PrivateMail
+    from tclk_tui.engine.sync.outbox import Outbox
     from tclk_tui.rails.base import SettlementRail
     from tclk_tui.store.settings import SettingStore
     from tclk_tui.technocore.client import VenueClient

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Mapping
 
-from tclk_tui.engine.deal_book import DealBook
+from tclk_tui.engine.deal.book import DealBook
 from tclk_tui.engine.events import EventBus, Notice
 from tclk_tui.rails.base import SettlementRail
 

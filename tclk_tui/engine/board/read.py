@@ -22,8 +22,8 @@ from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from tclk_tui.engine.decoded import DecodedLines
 from tclk_tui.engine.events import BoardChanged
+from tclk_tui.engine.sync.decoded import DecodedLines
 from tclk_tui.protocol.codec import try_decode_frame
 from tclk_tui.protocol.naming import OFFER_ROOM
 from tclk_tui.protocol.transcript import TranscriptRecord, VerifyResult
@@ -43,7 +43,7 @@ from tclk_tui.technocore.records import (
 from tclk_tui.technocore.verify import threaded
 
 if TYPE_CHECKING:
-    from tclk_tui.engine.room_sync import RoomSync
+    from tclk_tui.engine.sync.room_sync import RoomSync
 
 # The newest records checked first and shown at once: several screens of offers.
 PREVIEW_RECORDS = 1024

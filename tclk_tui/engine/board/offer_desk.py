@@ -2,7 +2,7 @@
 
 A deal is journaled, and its secret derived durably into the vault, before the frame that
 commits to it is published. Whether an offer may be accepted at all is the protocol's answer
-to the accept this wallet would post (`engine.accept_legal`); the rest here is this wallet's
+to the accept this wallet would post (`engine.board.accept_legal`); the rest here is this wallet's
 own policy (deadline margins, the rails it has).
 """
 
@@ -12,17 +12,17 @@ import secrets as _secrets
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
-from tclk_tui.engine.accept_legal import judge_accept, may_accept
-from tclk_tui.engine.board import AWAITING, OffersBoard
+from tclk_tui.engine.board.accept_legal import judge_accept, may_accept
+from tclk_tui.engine.board.offers_board import AWAITING, OffersBoard
 from tclk_tui.engine.crash import crashpoint
-from tclk_tui.engine.deal_book import DealBook
+from tclk_tui.engine.deal.book import DealBook
 from tclk_tui.engine.errors import EngineError, JournalUnwritable, journaling
 from tclk_tui.engine.events import EventBus, Notice
 from tclk_tui.engine.inert import clean
-from tclk_tui.engine.keeper import PaymentKeyPlan, SecretPlan, VaultKeeper
 from tclk_tui.engine.legal import Prospect
-from tclk_tui.engine.outbox import Outbox
 from tclk_tui.engine.rail_ids import offered_rails
+from tclk_tui.engine.secrets.keeper import PaymentKeyPlan, SecretPlan, VaultKeeper
+from tclk_tui.engine.sync.outbox import Outbox
 from tclk_tui.engine.views import DealView, FieldProblem, OfferDraft
 from tclk_tui.protocol.builders import make_accept, make_offer
 from tclk_tui.protocol.codec import encode_frame

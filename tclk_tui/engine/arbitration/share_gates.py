@@ -9,7 +9,7 @@ confirmation shows it. The maths runs on what the operator typed; nothing here i
 
 from __future__ import annotations
 
-from tclk_tui.engine.arbitration import ArbitrationDesk, CombineResult, ShareKind, VoteCommit
+from tclk_tui.engine.arbitration.desk import ArbitrationDesk, CombineResult, ShareKind, VoteCommit
 from tclk_tui.engine.gates import GateFact, GateRequest
 from tclk_tui.engine.words import plural
 

@@ -21,10 +21,10 @@ from typing import TYPE_CHECKING, Any
 
 from tclk_tui.engine.errors import EngineError, JournalUnwritable, journaling
 from tclk_tui.engine.events import Notice, NoticeLevel
-from tclk_tui.engine.follow_policy import mailbox_want
 from tclk_tui.engine.gates import GateRefused
-from tclk_tui.engine.mailbox import Letter
-from tclk_tui.engine.read_scheduler import Want
+from tclk_tui.engine.sync.follow_policy import mailbox_want
+from tclk_tui.engine.sync.mailbox import Letter
+from tclk_tui.engine.sync.read_scheduler import Want
 from tclk_tui.protocol.arbitration import combine_secret, combine_witness
 from tclk_tui.protocol.builders import make_cancel
 from tclk_tui.protocol.codec import encode_frame, try_decode_frame

@@ -18,7 +18,7 @@ from __future__ import annotations
 import secrets as _secrets
 from typing import TYPE_CHECKING
 
-from tclk_tui.engine.arbitration import commit_vote
+from tclk_tui.engine.arbitration.desk import commit_vote
 from tclk_tui.engine.deal.text import ms_text, short
 from tclk_tui.engine.errors import EngineError
 from tclk_tui.engine.gates import (
@@ -34,8 +34,8 @@ from tclk_tui.engine.gates import (
 from tclk_tui.protocol.naming import OFFER_ROOM, deal_room
 
 if TYPE_CHECKING:
-    from tclk_tui.engine.arbiter import CaseView, RefereeDesk
-    from tclk_tui.engine.vote_round import RoundView
+    from tclk_tui.engine.arbitration.referee import CaseView, RefereeDesk
+    from tclk_tui.engine.arbitration.vote_round import RoundView
 
 # What a juror whose DID note cannot be sealed to must do: any wallet that opens on the venue
 # publishes its note (the app, the daemon, or one CLI call such as this one).

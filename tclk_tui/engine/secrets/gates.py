@@ -7,7 +7,7 @@ import secrets as _secrets
 import time
 from collections.abc import Callable
 
-from tclk_tui.engine.deal_book import DealBook
+from tclk_tui.engine.deal.book import DealBook
 from tclk_tui.engine.gates import (
     NOT_STATED,
     GateFact,
@@ -19,8 +19,8 @@ from tclk_tui.engine.gates import (
     code_prompt,
     wrong_code,
 )
-from tclk_tui.engine.identity_key import IDENTITY_ENTRY, held_identity, identity_of
-from tclk_tui.engine.keeper import VaultKeeper
+from tclk_tui.engine.secrets.identity_key import IDENTITY_ENTRY, held_identity, identity_of
+from tclk_tui.engine.secrets.keeper import VaultKeeper
 from tclk_tui.engine.views import HeldSecret, VaultStatus
 from tclk_tui.engine.words import plural
 from tclk_tui.vault.backup import parse_backup

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 
-from tclk_tui.engine.arbitration import Tally
+from tclk_tui.engine.arbitration.desk import Tally
 from tclk_tui.protocol.errors import TclkError
 from tclk_tui.protocol.panel import panel_of, vote_deadline
 from tclk_tui.protocol.side_lines import is_vote_line, try_parse_vote

@@ -2,7 +2,7 @@
 
 Vote rounds ride the deal room as signed plain lines (`protocol.side_lines`; not tclk/1 frames,
 so a fold skips them): `tclk1-vote commit <commitment>` first, then
-`tclk1-vote reveal <salt> <verdict>`. How a round is counted is engine.vote_round's one
+`tclk1-vote reveal <salt> <verdict>`. How a round is counted is engine.arbitration.vote_round's one
 reading, under the round's deadline.
 """
 
@@ -141,8 +141,8 @@ class ArbitrationDesk:
         return verify_vote(commitment, contract, verdict, salt)
 
     async def tally(self, contract: str, jurors: Collection[str] | None = None) -> Tally:
-        """The round as every other reader counts it (engine.vote_round.count_votes)."""
-        from tclk_tui.engine.vote_round import count_votes  # it builds on this module
+        """The round as every other reader counts it (engine.arbitration.vote_round.count_votes)."""
+        from tclk_tui.engine.arbitration.vote_round import count_votes  # it builds on this module
 
         return count_votes(contract, await self._read_room(contract),
                            self._offer_of(contract.strip()), jurors)

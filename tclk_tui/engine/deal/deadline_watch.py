@@ -1,7 +1,7 @@
 """The deadline watch: once a second, expire offers and raise deadline warnings.
 
 It only warns; what the wallet does by itself on a deadline (a refund once its window opens)
-and the alerts that reach a detached operator are the autopilot's (engine/autopilot.py).
+and the alerts that reach a detached operator are the autopilot's (engine/deal/autopilot.py).
 """
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from tclk_tui.engine.board import OffersBoard
+from tclk_tui.engine.board.offers_board import OffersBoard
 from tclk_tui.engine.deadlines import danger_level
-from tclk_tui.engine.deal_book import DealBook
+from tclk_tui.engine.deal.book import DealBook
 from tclk_tui.engine.events import DeadlineWarning, EventBus
 
 TICK_S = 1.0

@@ -9,14 +9,14 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from tclk_tui.engine.board import OffersBoard
+from tclk_tui.engine.board.offers_board import OffersBoard
 from tclk_tui.engine.deal import DealSession
 from tclk_tui.engine.deal.fold import DealFold
 from tclk_tui.engine.errors import EngineError, journaling
 from tclk_tui.engine.events import EventBus, Notice
 from tclk_tui.engine.id_prefix import id_prefix
-from tclk_tui.engine.keeper import PaymentKeyPlan, SecretPlan, VaultKeeper
 from tclk_tui.engine.ports import DealContext
+from tclk_tui.engine.secrets.keeper import PaymentKeyPlan, SecretPlan, VaultKeeper
 from tclk_tui.engine.views import DealView
 from tclk_tui.protocol.codec import try_decode_frame
 from tclk_tui.protocol.transcript import TranscriptRecord

@@ -11,8 +11,8 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 
-from tclk_tui.engine.decoded import DecodedLines
 from tclk_tui.engine.events import BoardChanged
+from tclk_tui.engine.sync.decoded import DecodedLines
 from tclk_tui.engine.views import BoardQuery, OfferRow
 from tclk_tui.protocol.errors import LineError, TclkError
 from tclk_tui.protocol.frames import AcceptFrame, CancelFrame, OfferFrame

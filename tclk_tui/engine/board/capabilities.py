@@ -6,7 +6,7 @@ A routing hint, never proof: the rail itself decides at lock time.
 from __future__ import annotations
 
 from tclk_tui.engine.background import Background
-from tclk_tui.engine.board import OffersBoard
+from tclk_tui.engine.board.offers_board import OffersBoard
 from tclk_tui.engine.events import EventBus
 from tclk_tui.technocore.budget import traffic
 from tclk_tui.technocore.client import VenueClient

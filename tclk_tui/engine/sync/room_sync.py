@@ -11,16 +11,16 @@ import asyncio
 from collections.abc import Callable
 
 from tclk_tui.engine.background import Background
-from tclk_tui.engine.board import OffersBoard
-from tclk_tui.engine.board_read import read_ring
-from tclk_tui.engine.bulk import collector_paused
+from tclk_tui.engine.board.bulk import collector_paused
+from tclk_tui.engine.board.offers_board import OffersBoard
+from tclk_tui.engine.board.read import read_ring
 from tclk_tui.engine.deal import DealSession
-from tclk_tui.engine.deal_book import DealBook
-from tclk_tui.engine.decoded import DecodedLines
+from tclk_tui.engine.deal.book import DealBook
 from tclk_tui.engine.events import EventBus, Notice, VenueState, VenueStatus
 from tclk_tui.engine.evidence import Evidence
-from tclk_tui.engine.follow_policy import board_want, deal_room_want
-from tclk_tui.engine.read_scheduler import ReadScheduler, Want
+from tclk_tui.engine.sync.decoded import DecodedLines
+from tclk_tui.engine.sync.follow_policy import board_want, deal_room_want
+from tclk_tui.engine.sync.read_scheduler import ReadScheduler, Want
 from tclk_tui.engine.words import plural
 from tclk_tui.protocol.naming import OFFER_ROOM
 from tclk_tui.protocol.transcript import TranscriptRecord, VerifyResult

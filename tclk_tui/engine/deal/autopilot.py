@@ -24,7 +24,7 @@ from collections.abc import Callable
 from tclk_tui.engine.alerts import AlertDesk
 from tclk_tui.engine.deadlines import moment_text
 from tclk_tui.engine.deal import DealSession
-from tclk_tui.engine.deal_book import DealBook
+from tclk_tui.engine.deal.book import DealBook
 from tclk_tui.engine.errors import EngineError
 from tclk_tui.engine.events import EventBus, Notice
 from tclk_tui.engine.gates import GateRefused
