@@ -131,7 +131,7 @@ async def test_the_attached_app_accepts_and_reveals_and_no_secret_leaks(daemon, 
     assert b"posted outbox" in log and b"is claimed" in log  # the log says what happened
     assert leaks(log, secrets) == []
     assert leaks(journal_bytes(daemon.profile_dir), secrets) == []
-    assert b'"method":"port.call"' in relay.traffic and b"claimed" in bytes(relay.traffic)
+    assert b'"method":"door.run"' in relay.traffic and b"claimed" in bytes(relay.traffic)
     assert leaks(bytes(relay.traffic), secrets) == []
 
 

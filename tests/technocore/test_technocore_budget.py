@@ -170,12 +170,12 @@ def test_the_log_says_what_the_budget_decided_once_per_request(caplog, monkeypat
     says each once (not every tick of the wait), under the client's name."""
     clock = Clock()
     budget = VenueBudget(share=2, clock=clock, wall=Clock())
-    budget.reads.at_most(clock(), 0.5)  # the whole share spent: a deal move waits
+    budget.reads.at_most(clock(), -6.0)  # overspent: a deal move waits some 7 s, in steps
     slept: list[float] = []
 
     async def sleep(seconds: float) -> None:  # the clock moves as the wait asks, no real time
         slept.append(seconds)
-        clock.now += seconds / 3
+        clock.now += seconds
 
     async def read() -> None:
         with monkeypatch.context() as patch:
@@ -185,7 +185,7 @@ def test_the_log_says_what_the_budget_decided_once_per_request(caplog, monkeypat
     with caplog.at_level("INFO", logger="tclk_tui.technocore.client"):
         asyncio.run(read())
     waits = [r.getMessage() for r in caplog.records if "waiting" in r.getMessage()]
-    assert len(slept) > 1 and len(waits) == 1
+    assert len(slept) == 2 and len(waits) == 1
     assert "get /r/tclk-offers" in waits[0] and "read token" in waits[0]
     caplog.clear()
     budget.optional_patience_s = 0.0

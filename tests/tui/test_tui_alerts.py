@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import tclk_tui.tui.app
+from tclk_tui.engine.door import LocalDoor
 from tclk_tui.engine.events import Alert
 from tclk_tui.tui.app import TclkApp
 from tests.tui.conftest import wait_for
@@ -31,7 +32,7 @@ def _shown(app: TclkApp) -> list[str]:
 async def test_alerts_raised_while_away_are_shown_on_attach_and_new_ones_ring(wallet, clock):
     wallet.alerts = [_alert("a", "deal 0xd1d1…: soon: your last safe moment to reveal is "
                                  "13:44 UTC (in 25m00s)")]
-    app = CountingBells(wallet, clock_ms=clock)
+    app = CountingBells(LocalDoor(wallet), clock_ms=clock)
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_for(pilot, lambda: _shown(app), what="the alert from while away")
         assert "last safe moment to reveal" in _shown(app)[0] and app.bells == 1

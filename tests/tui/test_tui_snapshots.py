@@ -112,7 +112,7 @@ def sixteen_colour_app() -> TclkApp:
                                                           actions=frozenset({"lock",
                                                                              "cancel"}))],
                             rejected={"bad signature": 3})
-    return SixteenColours(wallet, clock_ms=clock, theme="tclk-dark")
+    return SixteenColours(LocalDoor(wallet), clock_ms=clock, theme="tclk-dark")
 
 
 @pytest.mark.parametrize("pane", ("board", "deals", "arbitration"))
