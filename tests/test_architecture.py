@@ -32,6 +32,12 @@ ALLOWED = {
 # protocol core, the venue binding or a rail.
 CLI_ALLOWED = {"engine", "agents", "daemon", "tui", "demo", "rehearsal", "vault", "store",
                "cli_text"}
+# The app reaches the engine through its door (`engine.door`: registry commands, a gated
+# command's stated request, read-only views) and otherwise imports only the engine's values
+# and declarations: views, events, gate requests, words, the registry's declarations and its
+# errors, the action table, and pure text helpers. Never the wallet, a deal or a desk.
+TUI_ENGINE = {"door", "views", "events", "gates", "words", "commands", "actions", "inert",
+              "errors", "sync.venue_budget", "arbitration.side_lines", "board.filter"}
 # The pure core does no I/O and keeps no clock: these never appear in protocol/.
 IMPURE = {"httpx", "textual", "keyring", "sqlite3", "socket", "asyncio", "time", "os",
           "requests", "platformdirs", "starlette", "uvicorn", "random", "subprocess"}
@@ -131,3 +137,12 @@ def test_every_import_of_the_package_names_a_module_that_exists():
                 if name.split(".")[0] == "tclk_tui" and importlib.util.find_spec(name) is None:
                     missing.append(f"{path.relative_to(root)} imports {name}")
     assert missing == []
+
+
+def test_the_app_reaches_the_engine_only_through_its_door():
+    offenders = sorted(
+        f"{path.relative_to(PACKAGE)}: {name}"
+        for path in (PACKAGE / "tui").rglob("*.py") for name in _imports(path)
+        if name.startswith("tclk_tui.engine.")
+        and name.removeprefix("tclk_tui.engine.") not in TUI_ENGINE)
+    assert offenders == [], "the app goes through the door, not engine objects"
