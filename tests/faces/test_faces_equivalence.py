@@ -224,6 +224,8 @@ READS = (
                                          verdict="release", salt=SHARE_B), ok=True),
     Case("verify-vote without its salt", "verify-vote",
          p(commitment=SHARE_A, contract="@contract", verdict="release"), ok=False),
+    Case("theme remembered", "theme", p(theme="tclk-light"), ok=True),
+    Case("theme with an unprintable name", "theme", p(theme="tclk\x1b[2J"), ok=False),
     Case("a command that does not exist", "export_seed", p(), ok=False),
 )
 
