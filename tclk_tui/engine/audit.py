@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-from collections.abc import Awaitable, Callable, Container
+from collections.abc import Awaitable, Callable, Container, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from tclk_tui.engine.arbitration.vote_round import RoundView, offer_round
 from tclk_tui.engine.errors import os_error_sentence
@@ -214,7 +215,8 @@ def round_problems(contract: str, round_: RoundView | None) -> list[str]:
             "commitment" for j in round_.jurors if "mismatched opening" in j.flags]
 
 
-def panel_round(offer: dict, contract: str, records: list[TranscriptRecord]) -> RoundView | None:
+def panel_round(offer: Mapping[str, Any], contract: str,
+                records: list[TranscriptRecord]) -> RoundView | None:
     """The commit-reveal round of the offer's panel read from the deal room, offline (no clock:
     the phase counts as closed only once every juror committed)."""
     if not any(is_vote_line(r.line) for r in records):

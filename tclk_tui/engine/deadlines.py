@@ -8,7 +8,9 @@ locked payer waits for the refund window to open.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import UTC, datetime
+from typing import Any
 
 from tclk_tui.engine.events import DangerLevel
 from tclk_tui.engine.views import Deadlines
@@ -49,7 +51,7 @@ def danger_level(now_ms: int, deadline_ms: int, window_ms: int) -> DangerLevel:
     return "calm"
 
 
-def deal_deadlines(offer: dict, status: str, role: str, now_ms: int,
+def deal_deadlines(offer: Mapping[str, Any], status: str, role: str, now_ms: int,
                    opened_ms: int | None = None) -> Deadlines:
     expires = offer["expiresMs"]
     claim_by = offer["claimByMs"]

@@ -16,7 +16,6 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from tclk_tui.engine.alerts import AlertDesk
 from tclk_tui.engine.arbitration import desk as arb
@@ -64,6 +63,7 @@ from tclk_tui.engine.wallet_open import (
     wall_clock_ms,
 )
 from tclk_tui.protocol.errors import TclkError
+from tclk_tui.protocol.frames import OfferFrame
 from tclk_tui.protocol.naming import deal_room
 from tclk_tui.protocol.panel import check_statement, panel_of
 from tclk_tui.protocol.transcript import TranscriptRecord
@@ -331,7 +331,7 @@ class Wallet:
         return arb.ArbitrationDesk(self._room_records, self._post_vote_line,
                                    self.offer_of_contract)
 
-    def offer_of_contract(self, contract: str) -> Mapping[str, Any] | None:
+    def offer_of_contract(self, contract: str) -> OfferFrame | None:
         """The offer a contract was accepted from, if this wallet knows it (its deals, then
         the board's accepts)."""
         for deal in self.book:

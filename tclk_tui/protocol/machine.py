@@ -18,10 +18,10 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, cast
 
 from tclk_tui.protocol.errors import FrameError, TclkError
-from tclk_tui.protocol.frames import validate_frame
+from tclk_tui.protocol.frames import OfferFrame, validate_frame
 from tclk_tui.protocol.ids import contract_id
 from tclk_tui.protocol.locks import is_valid_statement, verify_secret
 from tclk_tui.protocol.quoting import quote
@@ -119,7 +119,7 @@ class ContractState(ReadMapping):
     """
 
     status: str
-    offer: dict[str, Any]
+    offer: OfferFrame
     payer_did: str | None = None
     payee_did: str | None = None
     payer_key: str | None = None
@@ -522,7 +522,8 @@ def _open_validated(offer: Mapping[str, Any]) -> ContractState:
     if offer.get("type") != "offer":
         kind = quote(offer.get("type"))
         raise FrameError(f"tclk: a contract opens from an offer frame, not {kind}")
-    own = copy.deepcopy(dict(offer))
+    # Validated by the caller (`open_contract`) or read back from a state that was.
+    own = cast("OfferFrame", copy.deepcopy(dict(offer)))
     key = own.get("paymentKey")
     if own["role"] == "payer":
         return ContractState("proposed", own, payer_did=own["from"], payer_key=key)

@@ -22,6 +22,7 @@ from tclk_tui.engine.ports import DealContext
 from tclk_tui.engine.views import Deadlines, RecordView
 from tclk_tui.protocol.codec import try_decode_frame
 from tclk_tui.protocol.errors import TclkError
+from tclk_tui.protocol.frames import OfferFrame
 from tclk_tui.protocol.machine import ContractState
 from tclk_tui.protocol.naming import deal_room
 from tclk_tui.protocol.transcript import (
@@ -81,7 +82,7 @@ class DealFold:
         self._refold()
 
     @property
-    def offer(self) -> dict:
+    def offer(self) -> OfferFrame:
         return self.state.offer
 
     @property
