@@ -95,5 +95,9 @@ class BudgetChecks:
             return
         if posted is not None and posted.seq != 1:
             budget.room_exists(room)
+        elif posted is not None:
+            # Seq 1: this write made the room, and the venue charged it to us, even if one of
+            # our reads saw the new room between the post landing and this answer.
+            budget.room_created(room)
         elif room not in budget.known_rooms:
-            budget.room_created(room)  # seq 1: this write made it (or, unknown: assume so)
+            budget.room_created(room)  # unknown: assume this write made it

@@ -199,3 +199,27 @@ def test_the_log_says_what_the_budget_decided_once_per_request(caplog, monkeypat
             pytest.raises(Exception, match="kept for deal moves"):
         asyncio.run(heartbeat())
     assert any("kept back" in r.getMessage() for r in caplog.records)
+
+
+def test_a_write_that_made_a_room_spends_one_even_if_a_read_saw_the_room_first():
+    """The venue charges a room to the write that got seq 1. A read of ours can see the new
+    room between the post landing and its answer; that read must not make the room free."""
+    from types import SimpleNamespace
+
+    from tclk_tui.technocore.budget_checks import BudgetChecks
+    from tclk_tui.technocore.records import VenueRecord
+
+    budget = VenueBudget(share=2, clock=Clock(), wall=Clock())
+    checks = BudgetChecks(SimpleNamespace(budget=budget), rooms=None)  # type: ignore[arg-type]
+
+    def answer(room: str, seq: int) -> VenueRecord:
+        return VenueRecord(room=room, seq=seq, ts="", timestamp_ms=0, sender="", text="",
+                           nonce=None, sig=None, generation=1, verified=False)
+
+    before = budget.rooms_left()
+    checks.export_seen("mb-p-tclk-race", b'{"seq": 1}\n')  # our read, racing our own post
+    checks.after_write("mb-p-tclk-race", answer("mb-p-tclk-race", 1))
+    assert budget.rooms_left() == before - 1
+    checks.after_write("mb-p-tclk-race", answer("mb-p-tclk-race", 2))  # a later line: free
+    checks.after_write("tclk-offers", answer("tclk-offers", 7))
+    assert budget.rooms_left() == before - 1
