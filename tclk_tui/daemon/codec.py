@@ -65,6 +65,10 @@ class Decoder:
         self._classes = {c.__name__: c for c in classes}
         self._builders: dict[type, Convert] = {}
 
+    def knows(self, obj: Any) -> bool:
+        """Whether `obj` is the wire form of one of this decoder's classes."""
+        return isinstance(obj, dict) and obj.get("type") in self._classes
+
     def decode(self, obj: Any) -> Any:
         if not isinstance(obj, dict) or obj.get("type") not in self._classes:
             raise ValueError(f"not a known value: {str(obj)[:80]}")
@@ -99,9 +103,9 @@ class Decoder:
             if len(real) == 1:
                 return self._converter(real[0])
             return self._any
-        if origin is tuple or origin is frozenset:
+        if origin in (tuple, frozenset, list):
             inner = self._converter(args[0] if args else Any)
-            kind = tuple if origin is tuple else frozenset
+            kind: type = origin  # type: ignore[assignment]
 
             def collection(value: Any) -> Any:
                 return kind(None if v is None else inner(v) for v in value)

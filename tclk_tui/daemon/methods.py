@@ -47,6 +47,8 @@ def views(wallet: Wallet) -> dict[str, Callable[..., Any]]:
         "accept_refusal": door.accept_refusal, "deals": door.deals,
         "deal_view": door.deal_view, "vault_status": door.vault_status,
         "held_secrets": door.held_secrets, "theme": door.theme,
+        "serves_referee": lambda: door.serves_referee, "cases": door.cases,
+        "round_view": door.round_view, "committee_overview": door.committee_overview,
         "board.listing": board.listing, "board.rows": board.rows, "board.get": board.get,
         "board.rejected": board.rejected, "board.size": board.__len__,
     }

@@ -26,6 +26,9 @@ from tclk_tui.daemon.client import DaemonClient
 from tclk_tui.daemon.codec import Decoder, to_wire
 from tclk_tui.daemon.wire import RpcError
 from tclk_tui.engine.arbitration.desk import CombineResult, Tally, VoteCommit
+from tclk_tui.engine.arbitration.referee import CaseView
+from tclk_tui.engine.arbitration.vote_round import JurorVote, RoundView
+from tclk_tui.engine.audit import AuditReport, ContractAudit
 from tclk_tui.engine.commands import CommandError, Unconfirmed
 from tclk_tui.engine.errors import EngineError
 from tclk_tui.engine.events import (
@@ -56,7 +59,8 @@ from tclk_tui.technocore.budget import BudgetView
 VALUES = Decoder(OfferRow, DealView, Deadlines, RecordView, TimelineEntry, FieldProblem,
                  HeldSecret, VaultStatus, GateRequest, GateFact, CombineResult, VoteCommit,
                  Tally, BoardChanged, DealAdvanced, DeadlineWarning, VenueStatus, Notice,
-                 VenueBudgetView, BudgetView, Alert, Unconfirmed)
+                 VenueBudgetView, BudgetView, Alert, Unconfirmed, CaseView, RoundView,
+                 JurorVote, AuditReport, ContractAudit)
 
 
 ROWS_PER_CALL = 5000  # board rows fetched in one reply (some 4 MiB of JSON)
@@ -67,7 +71,9 @@ class OwnerLost(EngineError):
 
 
 def _decode(value: Any) -> Any:
-    if isinstance(value, dict) and "type" in value:
+    """A command's or a view's answer rebuilt: the engine's values by their wire type; any
+    other object (a frame's fields, a summary) stays the plain JSON it is."""
+    if VALUES.knows(value):
         return VALUES.decode(value)
     if isinstance(value, list):
         return [_decode(v) for v in value]
@@ -152,6 +158,7 @@ class RemoteDoor:
                                          status.get("venue_detail", ""))
         self.events: EventBus = _HeldBus()
         self.board = RemoteBoard(self)
+        self._serves_referee: bool | None = None
         self._follower: asyncio.Task[None] | None = None
         self.replayed = 0
         self.lost: str | None = None
@@ -284,7 +291,9 @@ class RemoteDoor:
 
     @property
     def serves_referee(self) -> bool:
-        return False  # the referee's desk is the owner's own screen's
+        if self._serves_referee is None:  # the owner's wallet does not change while attached
+            self._serves_referee = bool(self.view("serves_referee"))
+        return self._serves_referee
 
     def now_ms(self) -> int:
         return int(time.time() * 1000)
@@ -314,13 +323,13 @@ class RemoteDoor:
         return self.view("held_secrets")  # type: ignore[no-any-return]
 
     def cases(self) -> list[Any]:
-        return []
+        return self.view("cases")  # type: ignore[no-any-return]
 
     def round_view(self, offer_id: str) -> Any:
-        raise CommandError("not-found", "the referee's cases are on the owner's own screen")
+        return self.view("round_view", offer_id)
 
     def committee_overview(self) -> list[dict[str, Any]]:
-        return []
+        return self.view("committee_overview")  # type: ignore[no-any-return]
 
     def theme(self) -> str | None:
         return self.view("theme")  # type: ignore[no-any-return]

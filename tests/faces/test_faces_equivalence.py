@@ -1,9 +1,10 @@
 """Every registry command answers the same whichever face asks: in-process, through the owner's
-control socket, over MCP on stdio and over a room, success and refusal alike.
+control socket, through the app's door attached to the owner, over MCP on stdio and over a
+room, success and refusal alike.
 
 This is what a restructuring of the faces proves itself against ("behaviour, CLI output and JSON
-unchanged"). The command faces (in-process, socket) must give the very same JSON, error kinds
-and data included. The agent faces expose the commands of the agents' catalogue; there a
+unchanged"). The command faces (in-process, socket, the attached app's door: its typed answer
+as the command's JSON) must give the very same JSON, error kinds and data included. The agent faces expose the commands of the agents' catalogue; there a
 result is the command's JSON, an engine refusal arrives as a failed tool with the command's own
 sentence, and a call the agents' layer refuses before it runs (a parameter its schema does not
 allow) is a JSON-RPC error. Where the agents' desk answers in words of its own today, the case
@@ -36,7 +37,7 @@ from tests.faces.world import Outcome, World, dumps, world
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-COMMAND_FACES = ("inproc", "socket")
+COMMAND_FACES = ("inproc", "socket", "door")
 AGENT_FACES = ("mcp", "room")
 NOWHERE = "0x" + "de" * 32
 SHARE_A, SHARE_B = "0x" + "11" * 32, "0x" + "22" * 32  # fixed values: the answers repeat
@@ -268,6 +269,8 @@ async def test_every_face_answers_as_in_process(state: State, case: Case) -> Non
     assert inproc.ok is case.ok, dumps(inproc.value)
     socket = await w.socket(case.command, params)
     assert socket == inproc, f"socket:\n{dumps(socket.value)}\nin-process:\n{dumps(inproc.value)}"
+    door = await w.door(case.command, params)
+    assert door == inproc, f"door:\n{dumps(door.value)}\nin-process:\n{dumps(inproc.value)}"
     if not case.on_agents:
         return
     if case.agent is not None:
@@ -467,3 +470,38 @@ async def test_every_registry_command_has_a_success_and_a_refusal_here() -> None
 async def test_the_agent_faces_expose_exactly_the_catalogue(state: State) -> None:
     assert state.world.mcp.tools == [*FROM_REGISTRY, "audit", "approval"]
     assert {c.command for c in READS if c.on_agents} == set(FROM_REGISTRY)
+
+
+async def test_the_attached_door_reads_the_views_the_app_reads_in_process(state: State) -> None:
+    """The app attached to the owner reads what it reads in-process: the same values, the
+    referee's cases and rounds included (alice is the arbiter of bob's `case` offer). The
+    owner answers in this process, so the attached reads (blocking, as the app's are) run in
+    a thread."""
+    import asyncio
+
+    from tclk_tui.engine.door import LocalDoor
+
+    w = state.world
+    local, remote = LocalDoor(w.alice), w.attached
+    assert remote is not None
+    await w.alice.referee.refresh()
+    reads = {
+        "serves_referee": lambda door: door.serves_referee,
+        "cases": lambda door: door.cases(),
+        "round": lambda door: door.round_view(state.case),
+        "committee": lambda door: door.committee_overview(),
+        "deals": lambda door: door.deals(),
+        "deal": lambda door: door.deal_view(state.accepted),
+        "accept": lambda door: door.accept_refusal(state.open_offer),
+        "vault": lambda door: door.vault_status(),
+        "secrets": lambda door: door.held_secrets(),
+    }
+    def answer(read: Callable[[Any], Any], door: Any) -> tuple[bool, Any]:
+        try:
+            return True, read(door)
+        except Exception as exc:  # a refusal reads the same in its own words
+            return False, str(exc)
+
+    for name, read in reads.items():
+        assert await asyncio.to_thread(answer, read, remote) == answer(read, local), name
+    assert local.serves_referee and state.case in [c.offer_id for c in local.cases()]

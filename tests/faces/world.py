@@ -1,4 +1,4 @@
-"""One owner of alice's profile and its four faces, for the face-equivalence suite.
+"""One owner of alice's profile and its five faces, for the face-equivalence suite.
 
 Alice's wallet is the profile's owner, as the daemon or the app is: it serves the control socket
 (`serve_wallet`, what `tclk-tui daemon` runs) with the agents' methods beside the commands, and
@@ -8,6 +8,8 @@ answers its mailbox for an agent over a room. Each face is a function `(command,
 - `inproc`: `commands.execute` on the owner's wallet, as the app's palette calls it;
 - `socket`: the control socket's JSON-RPC through `DaemonClient`, what every CLI call meets
   while an owner runs;
+- `door`: the app's door attached to the owner (`RemoteDoor`, the socket's `door.run`): the
+  typed answer an attached app gets, written as JSON by the command's own adapter;
 - `mcp`: a real `tclk-tui mcp --agent mcp-bot` process on stdio, driven by the `mcp` SDK's
   client, attached to the owner's socket;
 - `room`: JSON-RPC over the venue, an agent's request in the wallet's mailbox answered into the
@@ -38,9 +40,10 @@ from tclk_tui.agents.room_caller import RoomCaller
 from tclk_tui.agents.room_caller import RpcError as RoomRpcError
 from tclk_tui.agents.service import agent_methods, serving_agents
 from tclk_tui.daemon.client import DaemonClient
+from tclk_tui.daemon.remote import RemoteDoor
 from tclk_tui.daemon.service import serve_wallet
 from tclk_tui.daemon.wire import RpcError
-from tclk_tui.engine.commands import CommandError, execute
+from tclk_tui.engine.commands import REGISTRY, CommandError, execute, to_json
 from tclk_tui.engine.wallet import Wallet
 from tclk_tui.rails.memory import MemoryRail
 from tclk_tui.rehearsal.runner import RunningVenue, start_venue
@@ -140,6 +143,7 @@ class World:
     mailbox: str
     files: Path
     faces: dict[str, Face] = field(default_factory=dict)
+    attached: RemoteDoor | None = None
 
     @property
     def alice_dir(self) -> Path:
@@ -165,6 +169,16 @@ class World:
         except RpcError as exc:
             assert isinstance(exc.data, dict), exc
             return Outcome(False, exc.data)
+
+    async def door(self, command: str, params: dict[str, Any]) -> Outcome:
+        """The app's door attached to the owner (`RemoteDoor`: `door.run` on the socket): the
+        typed answer, written as JSON by the command's own adapter, as a face would print it."""
+        assert self.attached is not None
+        try:
+            answer = await self.attached.run(command, params)
+        except CommandError as exc:
+            return Outcome(False, exc.to_dict())
+        return Outcome(True, to_json(REGISTRY[command], answer))
 
     async def room(self, command: str, params: dict[str, Any]) -> Outcome:
         try:
@@ -214,8 +228,12 @@ async def world(home: Path) -> AsyncIterator[World]:
                       memory=memory,
                       mcp=mcp, caller=caller,
                       mailbox=alice.journal.settings.get("agents.mailbox"), files=files)
-        found.faces = {"inproc": found.inproc, "socket": found.socket, "mcp": mcp,
-                       "room": found.room}
+        attached = await asyncio.to_thread(RemoteDoor.attach, home / "alice")
+        assert attached is not None, "the app's door attaches to the owner"
+        stack.push_async_callback(attached.close)
+        found.attached = attached
+        found.faces = {"inproc": found.inproc, "socket": found.socket, "door": found.door,
+                       "mcp": mcp, "room": found.room}
         yield found
 
 
