@@ -4,11 +4,12 @@ room, success and refusal alike.
 
 This is what a restructuring of the faces proves itself against ("behaviour, CLI output and JSON
 unchanged"). The command faces (in-process, socket, the attached app's door: its typed answer
-as the command's JSON) must give the very same JSON, error kinds and data included. The agent faces expose the commands of the agents' catalogue; there a
-result is the command's JSON, an engine refusal arrives as a failed tool with the command's own
-sentence, and a call the agents' layer refuses before it runs (a parameter its schema does not
-allow) is a JSON-RPC error. Where the agents' desk answers in words of its own today, the case
-says so (`agent_reason`), so each divergence is written down here, once.
+as the command's JSON) must give the very same JSON, error kinds and data included. The agent
+faces expose the commands of the agents' catalogue; there a result is the command's JSON, an
+engine refusal arrives as a failed tool with the command's own sentence, and a call the agents'
+layer refuses before it runs (a parameter its schema does not allow) is a JSON-RPC error. Where
+the agents' desk answers in words of its own today, the case says so (`agent_reason`), so each
+divergence is written down here, once.
 
 One venue, one owner with its socket, one MCP process and one mailbox serve the whole module;
 the reads run first, on the state the fixture built, then each flow runs once per face on a
