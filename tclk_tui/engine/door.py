@@ -18,7 +18,6 @@ from tclk_tui.engine import commands
 from tclk_tui.engine.commands import REGISTRY, THEME_SETTING, Unconfirmed
 from tclk_tui.engine.events import Alert, Event, VenueStatus
 from tclk_tui.engine.gates import GateRefused, GateRequest
-from tclk_tui.engine.sync.venue_budget import VenueBudgetView
 from tclk_tui.engine.views import (
     BoardQuery,
     DealView,
@@ -29,7 +28,8 @@ from tclk_tui.engine.views import (
     VaultStatus,
 )
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # annotations only: the door itself stays light to import
+    from tclk_tui.engine.sync.venue_budget import VenueBudgetView
     from tclk_tui.engine.wallet import Wallet
 
 
