@@ -103,9 +103,11 @@ async def test_typing_an_offer_ahead_of_its_form_fills_the_form(wallet, clock):
             assert app.focused is not None and app.focused.id == "offer-table"
             burst(app, ["n", *keys_of("1000"), "tab", *keys_of("FLOP"), "tab",
                         *keys_of("paper")])
+            # A burst of 16 keys and a screen to mount: on a loaded machine that takes more
+            # turns of the loop than one dialog does (still bounded, no timed sleep).
             await wait_for(pilot, lambda: dialog_open(app, OfferFormScreen)
                            and app.screen.query_one("#field-rails", Input).value == "paper",
-                           what="the form filled")
+                           attempts=1000, what="the form filled")
             form = app.screen
             assert form.query_one("#field-amount", Input).value == "1000"
             assert form.query_one("#field-asset", Input).value == "FLOP"
