@@ -22,7 +22,7 @@ from tclk_tui.daemon.server import Dispatch
 from tclk_tui.daemon.wire import INVALID_PARAMS, METHOD_NOT_FOUND, REFUSED, RpcError
 from tclk_tui.engine import commands
 from tclk_tui.engine.commands import REGISTRY, CommandError, command_error, execute
-from tclk_tui.engine.door import LocalDoor
+from tclk_tui.engine.door import VIEWS, LocalDoor
 from tclk_tui.engine.views import BoardQuery, OfferDraft
 from tclk_tui.engine.wallet import Wallet
 
@@ -37,18 +37,14 @@ def rpc_error(exc: CommandError) -> RpcError:
 
 
 def views(wallet: Wallet) -> dict[str, Callable[..., Any]]:
-    """The read-only views an attached app may ask by `door.view`, by name. The board's
-    `listing` and `rows` let it hold the rows it has and fetch only what changed."""
+    """The read-only views an attached app may ask by `door.view`, by name: the door's own
+    (`engine.door.VIEWS`), and the board's, whose `listing` and `rows` let it hold the rows it
+    has and fetch only what changed."""
     door = LocalDoor(wallet)
     board = wallet.board
     return {
-        "venue_budget": door.venue_budget, "take_alerts": door.take_alerts,
-        "validate_offer_draft": door.validate_offer_draft,
-        "accept_refusal": door.accept_refusal, "deals": door.deals,
-        "deal_view": door.deal_view, "vault_status": door.vault_status,
-        "held_secrets": door.held_secrets, "theme": door.theme,
-        "serves_referee": lambda: door.serves_referee, "cases": door.cases,
-        "round_view": door.round_view, "committee_overview": door.committee_overview,
+        **{name: getattr(door, name) for name in VIEWS},
+        "serves_referee": lambda: door.serves_referee,
         "board.listing": board.listing, "board.rows": board.rows, "board.get": board.get,
         "board.rejected": board.rejected, "board.size": board.__len__,
     }

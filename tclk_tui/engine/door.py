@@ -106,6 +106,14 @@ class Door(Protocol):
     def theme(self) -> str | None: ...
 
 
+VIEWS: tuple[str, ...] = (
+    "venue_budget", "take_alerts", "validate_offer_draft", "accept_refusal", "deals",
+    "deal_view", "vault_status", "held_secrets", "cases", "round_view", "committee_overview",
+    "theme")
+"""The door's read-only views by name (its methods beside `run` and `state`): the one list
+the control socket serves an attached door from (`daemon.methods`)."""
+
+
 def offer_params(draft: OfferDraft) -> dict[str, Any]:
     """The `offer` command's params for what the offer form holds. A duration that is not a
     whole number stays as typed, so the command refuses it by name."""
@@ -235,5 +243,5 @@ if TYPE_CHECKING:  # mypy proves the local door is a Door; nothing runs here
         return door
 
 
-__all__ = ["THEME_SETTING", "BoardView", "Door", "EventsView", "LocalDoor", "confirmed",
-           "offer_params", "perform"]
+__all__ = ["THEME_SETTING", "VIEWS", "BoardView", "Door", "EventsView", "LocalDoor",
+           "confirmed", "offer_params", "perform"]

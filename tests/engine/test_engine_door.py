@@ -75,3 +75,17 @@ async def test_a_face_states_no_ungated_command(pair: Pair):  # noqa: F811
     with pytest.raises(CommandError) as info:
         LocalDoor(pair.alice).state("deals")
     assert info.value.kind == "usage"
+
+
+def test_the_views_the_socket_serves_are_the_doors_own():
+    """One list of views: every read-only method of the door is in `VIEWS`, and the attached
+    door has each of them."""
+    import inspect
+
+    from tclk_tui.daemon.remote import RemoteDoor
+    from tclk_tui.engine.door import VIEWS, Door
+
+    methods = {name for name, member in vars(Door).items()
+               if inspect.isfunction(member) and not name.startswith("_")}
+    assert methods - {"run", "state", "now_ms"} == set(VIEWS)
+    assert all(callable(getattr(RemoteDoor, name, None)) for name in VIEWS)
